@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * klp_trace.h - tracepoints of the klp live patching core (system "klp")
+ *
+ * klp_redirect fires on every redirected call and carries no strings, so a
+ * BPF program can count it by id alone.  The other events mark every state
+ * change: registration, enable/disable, func_stack push/pop, module
+ * coming/going and enable failures.  Each TP_printk uses only helpers that
+ * libtraceevent knows, so perf script and klp-trace parse them.
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM klp
+
+#if !defined(_KLP_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _KLP_TRACE_H
+
+#include <linux/tracepoint.h>
+#include <klp/uapi.h>
+
+TRACE_DEFINE_ENUM(KLP_OBJ_DEFERRED);
+TRACE_DEFINE_ENUM(KLP_OBJ_APPLIED);
+TRACE_DEFINE_ENUM(KLP_OBJ_REVERTED);
+
+#define show_obj_action(a)					\
+	__print_symbolic(a,					\
+			 { KLP_OBJ_DEFERRED, "deferred" },	\
+			 { KLP_OBJ_APPLIED, "applied" },	\
+			 { KLP_OBJ_REVERTED, "reverted" })
+
+TRACE_EVENT(klp_redirect,
+
+	TP_PROTO(unsigned long old_addr, unsigned long new_func,
+		 unsigned int id),
+
+	TP_ARGS(old_addr, new_func, id),
+
+	TP_STRUCT__entry(
+		__field(unsigned long,	old_addr)
+		__field(unsigned long,	new_func)
+		__field(unsigned int,	id)
+	),
+
+	TP_fast_assign(
+		__entry->old_addr = old_addr;
+		__entry->new_func = new_func;
+		__entry->id = id;
+	),
+
+	TP_printk("%ps -> %ps id=%u", (void *)__entry->old_addr,
+		  (void *)__entry->new_func, __entry->id)
+);
+
+DECLARE_EVENT_CLASS(klp_patch_class,
+
+	TP_PROTO(const char *patch, int ret),
+
+	TP_ARGS(patch, ret),
+
+	TP_STRUCT__entry(
+		__string(patch, patch)
+		__field(int, ret)
+	),
+
+	TP_fast_assign(
+		__assign_str(patch, patch);
+		__entry->ret = ret;
+	),
+
+	TP_printk("patch=%s ret=%d", __get_str(patch), __entry->ret)
+);
+
+DEFINE_EVENT(klp_patch_class, klp_patch_register,
+	TP_PROTO(const char *patch, int ret), TP_ARGS(patch, ret));
+DEFINE_EVENT(klp_patch_class, klp_patch_unregister,
+	TP_PROTO(const char *patch, int ret), TP_ARGS(patch, ret));
+DEFINE_EVENT(klp_patch_class, klp_patch_enable,
+	TP_PROTO(const char *patch, int ret), TP_ARGS(patch, ret));
+DEFINE_EVENT(klp_patch_class, klp_patch_disable,
+	TP_PROTO(const char *patch, int ret), TP_ARGS(patch, ret));
+
+/*
+ * A func pushed on or popped off the func_stack of old_addr.  depth is the
+ * stack's new depth; winner the patch whose func now runs ("" for none:
+ * the original function runs again) and winner_id that func's id (0).
+ */
+DECLARE_EVENT_CLASS(klp_func_class,
+
+	TP_PROTO(const char *object, const char *func, const char *patch,
+		 unsigned long old_addr, unsigned int id, unsigned int depth,
+		 const char *winner, unsigned int winner_id),
+
+	TP_ARGS(object, func, patch, old_addr, id, depth, winner, winner_id),
+
+	TP_STRUCT__entry(
+		__string(object, object)
+		__string(func, func)
+		__string(patch, patch)
+		__string(winner, winner)
+		__field(unsigned long, old_addr)
+		__field(unsigned int, id)
+		__field(unsigned int, depth)
+		__field(unsigned int, winner_id)
+	),
+
+	TP_fast_assign(
+		__assign_str(object, object);
+		__assign_str(func, func);
+		__assign_str(patch, patch);
+		__assign_str(winner, winner);
+		__entry->old_addr = old_addr;
+		__entry->id = id;
+		__entry->depth = depth;
+		__entry->winner_id = winner_id;
+	),
+
+	TP_printk("%s:%s patch=%s id=%u depth=%u winner=%s winner_id=%u",
+		  __get_str(object), __get_str(func), __get_str(patch),
+		  __entry->id, __entry->depth, __get_str(winner),
+		  __entry->winner_id)
+);
+
+DEFINE_EVENT(klp_func_class, klp_func_push,
+	TP_PROTO(const char *object, const char *func, const char *patch,
+		 unsigned long old_addr, unsigned int id, unsigned int depth,
+		 const char *winner, unsigned int winner_id),
+	TP_ARGS(object, func, patch, old_addr, id, depth, winner, winner_id));
+DEFINE_EVENT(klp_func_class, klp_func_pop,
+	TP_PROTO(const char *object, const char *func, const char *patch,
+		 unsigned long old_addr, unsigned int id, unsigned int depth,
+		 const char *winner, unsigned int winner_id),
+	TP_ARGS(object, func, patch, old_addr, id, depth, winner, winner_id));
+
+TRACE_EVENT(klp_object,
+
+	TP_PROTO(const char *patch, const char *object, int action),
+
+	TP_ARGS(patch, object, action),
+
+	TP_STRUCT__entry(
+		__string(patch, patch)
+		__string(object, object)
+		__field(int, action)
+	),
+
+	TP_fast_assign(
+		__assign_str(patch, patch);
+		__assign_str(object, object);
+		__entry->action = action;
+	),
+
+	TP_printk("patch=%s object=%s %s", __get_str(patch),
+		  __get_str(object), show_obj_action(__entry->action))
+);
+
+TRACE_EVENT(klp_enable_failed,
+
+	TP_PROTO(const char *patch, const char *object, const char *func,
+		 int err),
+
+	TP_ARGS(patch, object, func, err),
+
+	TP_STRUCT__entry(
+		__string(patch, patch)
+		__string(object, object)
+		__string(func, func)
+		__field(int, err)
+	),
+
+	TP_fast_assign(
+		__assign_str(patch, patch);
+		__assign_str(object, object);
+		__assign_str(func, func);
+		__entry->err = err;
+	),
+
+	TP_printk("patch=%s %s:%s err=%d", __get_str(patch),
+		  __get_str(object), __get_str(func), __entry->err)
+);
+
+#endif /* _KLP_TRACE_H */
+
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE klp_trace
+#include <trace/define_trace.h>

@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * patch.c - func_stacks and the ftrace handler (the hot path)
+ *
+ * One klp_ops, holding one ftrace_ops with IPMODIFY, per patched function:
+ * all enabled klp_funcs replacing that function sit on its func_stack and
+ * the one on top wins.  Pushing or popping a func is a single RCU pointer
+ * update, so a switch between winners never lets the original run.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ftrace.h>
+#include <linux/hashtable.h>
+#include <linux/rculist.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include "core.h"
+#include "patch.h"
+#include "fault.h"
+#include "symbols.h"
+#include "klp_trace.h"
+
+/**
+ * struct klp_ops - the one ftrace_ops shared by all funcs patching a function
+ * @node:	node in klp_ops_table, hashed by old_addr
+ * @old_addr:	the patched function
+ * @depth:	number of funcs on func_stack
+ * @func_stack:	the enabled klp_funcs for old_addr, the winner first
+ * @fops:	the registered ftrace_ops
+ */
+struct klp_ops {
+	struct hlist_node node;
+	unsigned long old_addr;
+	unsigned int depth;
+	struct list_head func_stack;
+	struct ftrace_ops fops;
+};
+
+/* Hashed so that enabling N functions costs O(N), not O(N^2) (klp_mutex). */
+static DEFINE_HASHTABLE(klp_ops_table, 10);
+
+static struct klp_ops *klp_find_ops(unsigned long old_addr)
+{
+	struct klp_ops *ops;
+
+	hash_for_each_possible(klp_ops_table, ops, node, old_addr)
+		if (ops->old_addr == old_addr)
+			return ops;
+
+	return NULL;
+}
+
+/*
+ * Recursion guard, RCU read of the stack top, ip rewrite, one tracepoint:
+ * nothing else belongs here.  ftrace_test_recursion_trylock() disables
+ * preemption, which is the RCU read side the func_stack updates wait for.
+ */
+static void notrace klp_ftrace_handler(unsigned long ip,
+				       unsigned long parent_ip,
+				       struct ftrace_ops *fops,
+				       struct ftrace_regs *fregs)
+{
+	struct klp_ops *ops = container_of(fops, struct klp_ops, fops);
+	struct klp_func *func;
+	int bit;
+
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	if (WARN_ON_ONCE(bit < 0))
+		return;
+
+	func = list_first_or_null_rcu(&ops->func_stack, struct klp_func,
+				      stack_node);
+	/* Never NULL: the last func leaves only after the ops is unregistered. */
+	if (WARN_ON_ONCE(!func))
+		goto unlock;
+
+	ftrace_instruction_pointer_set(fregs, (unsigned long)func->new_func);
+	trace_klp_redirect(ops->old_addr, (unsigned long)func->new_func,
+			   func->id);
+unlock:
+	ftrace_test_recursion_unlock(bit);
+}
+
+static struct klp_func *klp_stack_top(struct klp_ops *ops)
+{
+	return list_first_entry_or_null(&ops->func_stack, struct klp_func,
+					stack_node);
+}
+
+static void klp_trace_stack_change(struct klp_func *func, struct klp_ops *ops,
+				   bool push)
+{
+	struct klp_func *top = ops ? klp_stack_top(ops) : NULL;
+	const char *winner = top ? klp_patch_name(top->obj->patch) : "";
+	unsigned int depth = ops ? ops->depth : 0;
+	unsigned int winner_id = top ? top->id : 0;
+	const char *obj = klp_obj_name(func->obj);
+	const char *patch = klp_patch_name(func->obj->patch);
+
+	if (push)
+		trace_klp_func_push(obj, func->old_name, patch, func->old_addr,
+				    func->id, depth, winner, winner_id);
+	else
+		trace_klp_func_pop(obj, func->old_name, patch, func->old_addr,
+				   func->id, depth, winner, winner_id);
+}
+
+/* Pop func off its stack; unregister the ftrace_ops with the last one. */
+void klp_unpatch_func(struct klp_func *func)
+{
+	struct klp_ops *ops;
+	unsigned long ftrace_loc;
+
+	if (WARN_ON(func->state != KLP_ENABLED))
+		return;
+
+	ops = klp_find_ops(func->old_addr);
+	if (WARN_ON(!ops))
+		return;
+
+	if (list_is_singular(&ops->func_stack)) {
+		ftrace_loc = klp_ftrace_location(func->old_addr);
+		/* Unregistering waits until no CPU is in the handler. */
+		WARN_ON(unregister_ftrace_function(&ops->fops));
+		WARN_ON(ftrace_set_filter_ip(&ops->fops, ftrace_loc, 1, 0));
+		list_del_rcu(&func->stack_node);
+		hash_del(&ops->node);
+		kfree(ops);
+		ops = NULL;
+	} else {
+		list_del_rcu(&func->stack_node);
+		ops->depth--;
+	}
+
+	func->state = KLP_DISABLED;
+	klp_trace_stack_change(func, ops, false);
+}
+
+static int klp_register_ops(struct klp_ops *ops, struct klp_func *func)
+{
+	unsigned long ftrace_loc = klp_ftrace_location(func->old_addr);
+	int ret;
+
+	if (!ftrace_loc) {
+		pr_err("function '%s' cannot be patched: it has no ftrace location (notrace or inlined?)\n",
+		       func->old_name);
+		return -EINVAL;
+	}
+
+	ret = klp_fault("ftrace_set_filter_ip") ?:
+	      ftrace_set_filter_ip(&ops->fops, ftrace_loc, 0, 0);
+	if (ret) {
+		pr_err("failed to set ftrace filter for function '%s' (%d)\n",
+		       func->old_name, ret);
+		return ret;
+	}
+
+	ret = klp_fault("register_ftrace_function") ?:
+	      register_ftrace_function(&ops->fops);
+	if (ret) {
+		if (ret == -EBUSY)
+			pr_err("function '%s' is already modified by another IPMODIFY ftrace user (the kernel's builtin livepatch, see /sys/kernel/livepatch, or another live patching core)\n",
+			       func->old_name);
+		else
+			pr_err("failed to register ftrace handler for function '%s' (%d)\n",
+			       func->old_name, ret);
+		ftrace_set_filter_ip(&ops->fops, ftrace_loc, 1, 0);
+	}
+	return ret;
+}
+
+/* Push func on the func_stack of its function: it wins from now on. */
+int klp_patch_func(struct klp_func *func)
+{
+	struct klp_ops *ops;
+	int ret;
+
+	if (WARN_ON(!func->old_addr))
+		return -EINVAL;
+
+	if (WARN_ON(func->state != KLP_DISABLED))
+		return -EINVAL;
+
+	ops = klp_find_ops(func->old_addr);
+	if (ops) {
+		list_add_rcu(&func->stack_node, &ops->func_stack);
+		ops->depth++;
+	} else {
+		ops = klp_fault("alloc_ops") ? NULL :
+		      kzalloc(sizeof(*ops), GFP_KERNEL);
+		if (!ops)
+			return -ENOMEM;
+
+		ops->old_addr = func->old_addr;
+		ops->depth = 1;
+		ops->fops.func = klp_ftrace_handler;
+		ops->fops.flags = FTRACE_OPS_FL_DYNAMIC |
+#ifndef CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS
+				  FTRACE_OPS_FL_SAVE_REGS |
+#endif
+				  FTRACE_OPS_FL_IPMODIFY;
+		INIT_LIST_HEAD(&ops->func_stack);
+		list_add_rcu(&func->stack_node, &ops->func_stack);
+
+		ret = klp_register_ops(ops, func);
+		if (ret) {
+			list_del_rcu(&func->stack_node);
+			kfree(ops);
+			return ret;
+		}
+		hash_add(klp_ops_table, &ops->node, ops->old_addr);
+	}
+
+	func->state = KLP_ENABLED;
+	klp_trace_stack_change(func, ops, true);
+	return 0;
+}
+
+/*
+ * Position of func on its stack: 1 for the winner, 2 below it, ...; 0 when
+ * func is not on a stack.  *depth is the stack's depth.  klp_mutex held.
+ */
+int klp_func_stack_pos(struct klp_func *func, unsigned int *depth)
+{
+	struct klp_ops *ops;
+	struct klp_func *f;
+	int pos = 0;
+
+	*depth = 0;
+	if (func->state != KLP_ENABLED)
+		return 0;
+
+	ops = klp_find_ops(func->old_addr);
+	if (WARN_ON(!ops))
+		return 0;
+
+	*depth = ops->depth;
+	list_for_each_entry(f, &ops->func_stack, stack_node) {
+		pos++;
+		if (f == func)
+			return pos;
+	}
+	return 0;
+}
+
+/*
+ * One line per func_stack, winner first:
+ *   <object> <function> <depth> <patch>:<id> [<patch>:<id> ...]
+ * klp_mutex held.
+ */
+void klp_show_stacks(struct seq_file *m)
+{
+	struct klp_ops *ops;
+	struct klp_func *top, *f;
+	int bkt;
+
+	hash_for_each(klp_ops_table, bkt, ops, node) {
+		top = klp_stack_top(ops);
+		seq_printf(m, "%s %s %u", klp_obj_name(top->obj),
+			   top->old_name, ops->depth);
+		list_for_each_entry(f, &ops->func_stack, stack_node)
+			seq_printf(m, " %s:%u", klp_patch_name(f->obj->patch),
+				   f->id);
+		seq_putc(m, '\n');
+	}
+}

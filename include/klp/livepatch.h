@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * livepatch.h - the klp live patching core's API for patch modules
+ *
+ * The structures and calls of the Linux 3.20 live patching core, served by
+ * the loadable klp core module (klp.ko).  A patch module written for that
+ * API builds against this header unchanged except for its #include line.
+ *
+ * The stock kernel already exports klp_enable_patch() for its builtin
+ * livepatch, and a module may not export a name the kernel exports, so the
+ * core's symbols carry the klpcore_ prefix and the macros below map the
+ * seed's names onto them.
+ */
+
+#ifndef _KLP_LIVEPATCH_H_
+#define _KLP_LIVEPATCH_H_
+
+#include <linux/module.h>
+#include <linux/ftrace.h>
+#include <linux/kobject.h>
+#include <linux/list.h>
+
+enum klp_state {
+	KLP_DISABLED,
+	KLP_ENABLED
+};
+
+/**
+ * struct klp_func - function structure for live patching
+ * @old_name:	name of the function to be patched
+ * @new_func:	pointer to the patched function code
+ * @old_addr:	a hint conveying at what address the old function
+ *		can be found (optional, vmlinux patches only; ignored
+ *		when the running kernel is randomized by KASLR)
+ * @kobj:	kobject for sysfs resources
+ * @state:	tracks function-level patch application state
+ * @stack_node:	list node for klp_ops func_stack list
+ * @obj:	the object this function belongs to
+ * @id:		small number naming this (function, replacement) pair in
+ *		the klp:klp_redirect tracepoint and in sysfs
+ */
+struct klp_func {
+	/* external */
+	const char *old_name;
+	void *new_func;
+	/*
+	 * The old_addr field is optional and can be used to resolve
+	 * duplicate symbol names in the vmlinux object.  If this
+	 * information is not present, the symbol is located by name
+	 * with kallsyms. If the name is not unique and old_addr is
+	 * not provided, the patch application fails as there is no
+	 * way to resolve the ambiguity.
+	 */
+	unsigned long old_addr;
+
+	/* internal */
+	struct kobject kobj;
+	enum klp_state state;
+	struct list_head stack_node;
+	struct klp_object *obj;
+	unsigned int id;
+};
+
+/**
+ * struct klp_reloc - relocation structure for live patching
+ * @loc:	address where the relocation will be written
+ * @val:	address of the referenced symbol (optional,
+ *		vmlinux	patches only)
+ * @type:	ELF relocation type
+ * @name:	name of the referenced symbol (for lookup/verification)
+ * @addend:	offset from the referenced symbol
+ * @external:	symbol is either exported or within the live patch module itself
+ */
+struct klp_reloc {
+	unsigned long loc;
+	unsigned long val;
+	unsigned long type;
+	const char *name;
+	int addend;
+	int external;
+};
+
+/**
+ * struct klp_object - kernel object structure for live patching
+ * @name:	module name (or NULL for vmlinux)
+ * @relocs:	relocation entries to be applied at load time
+ * @funcs:	function entries for functions to be patched in the object
+ * @kobj:	kobject for sysfs resources
+ * @mod:	kernel module associated with the patched object
+ *		(NULL for vmlinux)
+ * @state:	tracks object-level patch application state
+ * @patch:	the patch this object belongs to
+ */
+struct klp_object {
+	/* external */
+	const char *name;
+	struct klp_reloc *relocs;
+	struct klp_func *funcs;
+
+	/* internal */
+	struct kobject *kobj;
+	struct module *mod;
+	enum klp_state state;
+	struct klp_patch *patch;
+};
+
+/**
+ * struct klp_patch - patch structure for live patching
+ * @mod:	reference to the live patch module
+ * @objs:	object entries for kernel objects to be patched
+ * @list:	list node for global list of registered patches
+ * @kobj:	kobject for sysfs resources
+ * @state:	tracks patch-level application state
+ */
+struct klp_patch {
+	/* external */
+	struct module *mod;
+	struct klp_object *objs;
+
+	/* internal */
+	struct list_head list;
+	struct kobject kobj;
+	enum klp_state state;
+};
+
+#define klp_register_patch	klpcore_register_patch
+#define klp_unregister_patch	klpcore_unregister_patch
+#define klp_enable_patch	klpcore_enable_patch
+#define klp_disable_patch	klpcore_disable_patch
+
+extern int klpcore_register_patch(struct klp_patch *patch);
+extern int klpcore_unregister_patch(struct klp_patch *patch);
+extern int klpcore_enable_patch(struct klp_patch *patch);
+extern int klpcore_disable_patch(struct klp_patch *patch);
+
+#endif /* _KLP_LIVEPATCH_H_ */

@@ -1,0 +1,43 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Install, idempotently, every Debian package klp needs, then fetch the
+# guest kernel image that matches the installed headers.
+#
+# Usage: scripts/deps.sh [KVER]      (KVER like 6.1.0-57-amd64)
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+kver=${1:-${KVER:-}}
+
+pkgs=(
+	make gcc libc6-dev kmod cpio xz-utils
+	qemu-system-x86 busybox-static
+	clang llvm libbpf-dev bpftool
+	libtraceevent-dev libtracefs-dev libelf-dev zlib1g-dev pkg-config
+	bpftrace linux-perf tmux dwarves
+)
+if [ -n "$kver" ]; then
+	pkgs+=("linux-headers-$kver")
+else
+	pkgs+=(linux-headers-amd64)
+fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' ||
+		missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+	if [ "$(id -u)" != 0 ]; then
+		echo "deps: missing packages: ${missing[*]} (run as root to install)" >&2
+		exit 1
+	fi
+	echo "deps: installing ${missing[*]}"
+	apt-get update -q >/dev/null
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+		"${missing[@]}" >/dev/null
+fi
+
+[ -n "$kver" ] || kver=$("$top/scripts/kver.sh")
+exec "$top/scripts/guest-kernel.sh" "$kver"

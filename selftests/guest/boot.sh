@@ -1,0 +1,144 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Boot Debian's stock kernel under QEMU with the host root shared read-only,
+# run one script in the guest and report: its output streams to this
+# terminal; the exit status is non-zero if the script failed, the guest
+# oopsed, warned, panicked or timed out (then the dmesg tail is shown).
+#
+# Usage: boot.sh [-t SECONDS] [-a KERNEL_ARGS] [-i] SCRIPT [ARGS...]
+#   -t   timeout for the whole boot (default 600)
+#   -a   extra kernel command line words (e.g. nokaslr)
+#   -i   interactive: the script owns the console (for make run)
+# Environment: KVER, KLP_ACCEL (tcg|kvm|auto, default auto: KVM only when a
+# probe boot with it succeeds), KLP_SMP (2), KLP_MEM (2G).
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+timeout_s=600
+extra_args=
+interactive=0
+while getopts "t:a:i" o; do
+	case $o in
+	t) timeout_s=$OPTARG ;;
+	a) extra_args=$OPTARG ;;
+	i) interactive=1 ;;
+	*) echo "usage: $0 [-t SECONDS] [-a ARGS] [-i] SCRIPT [ARGS...]" >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -ge 1 ] || { echo "usage: $0 [-t SECONDS] [-a ARGS] [-i] SCRIPT [ARGS...]" >&2; exit 2; }
+
+kver=${KVER:-$("$top/scripts/kver.sh")} || exit 2
+kdir=$top/build/kernel/$kver
+[ -f "$kdir/.done" ] || "$top/scripts/guest-kernel.sh" "$kver" || exit 2
+vmlinuz=$kdir/root/boot/vmlinuz-$kver
+modtree=$kdir/root/lib/modules/$kver
+gdir=$top/build/guest
+mkdir -p "$gdir"
+
+script=$(realpath "$1")
+shift
+case $script in
+*,*) echo "boot: script path may not contain ','" >&2; exit 2 ;;
+esac
+enc=$script
+for a in "$@"; do
+	case $a in *[\ ,]*) echo "boot: arguments may not contain spaces or ','" >&2; exit 2 ;; esac
+	enc+=",$a"
+done
+
+# The initramfs: static busybox, stage-1 init and the virtio-9p modules.
+initrd=$gdir/initramfs-$kver.cpio.gz
+if [ ! -f "$initrd" ] || [ "$initrd" -ot "$top/selftests/guest/initramfs-init" ] ||
+   [ "$initrd" -ot "$0" ]; then
+	stage=$(mktemp -d)
+	mkdir -p "$stage"/{bin,proc,sys,dev,modules}
+	cp /bin/busybox "$stage/bin/busybox"
+	cp "$top/selftests/guest/initramfs-init" "$stage/init"
+	# modules.dep lists each module's dependencies, deepest last.
+	mods=
+	for want in virtio_pci 9pnet_virtio 9p; do
+		line=$(grep -E "(^|/)$want\.ko[^:]*:" "$modtree/modules.dep") ||
+			{ echo "boot: module $want not in $modtree" >&2; exit 2; }
+		for f in $(echo "${line#*:}" | tr ' ' '\n' | tac) "${line%%:*}"; do
+			m=$(basename "$f"); m=${m%%.ko*}
+			case " $mods " in *" $m "*) continue ;; esac
+			mods+="$m "
+			case $f in
+			*.xz) xz -dc "$modtree/$f" > "$stage/modules/$m.ko" ;;
+			*) cp "$modtree/$f" "$stage/modules/$m.ko" ;;
+			esac
+		done
+	done
+	echo "$mods" > "$stage/modules.list"
+	(cd "$stage" && find . | cpio -o -H newc --quiet | gzip -1) > "$initrd"
+	rm -rf "$stage"
+fi
+
+qemu_base=(qemu-system-x86_64 -nographic -no-reboot -monitor none -serial stdio
+	-kernel "$vmlinuz" -initrd "$initrd")
+
+# KVM only if a short probe boot with it comes back; here it hangs.
+accel=${KLP_ACCEL:-auto}
+if [ "$accel" = auto ]; then
+	accel=tcg
+	if [ -c /dev/kvm ]; then
+		if [ -f "$gdir/kvm-probe" ]; then
+			accel=$(cat "$gdir/kvm-probe")
+		else
+			if timeout -s KILL 30 "${qemu_base[@]}" -accel kvm -cpu host -m 256M \
+				-append "console=ttyS0 panic=-1 rdinit=/bin/busybox poweroff -f" \
+				> /dev/null 2>&1 < /dev/null; then
+				accel=kvm
+			fi
+			echo "$accel" > "$gdir/kvm-probe"
+		fi
+	fi
+fi
+if [ "$accel" = kvm ]; then cpu=host; else cpu=max; fi
+
+res=$(mktemp -d "$gdir/results.XXXXXX")
+chmod 777 "$res"
+cmdline="console=ttyS0 loglevel=3 panic=-1 rdinit=/init $extra_args"
+cmdline+=" KLP_TOP=$top KLP_MODTREE=$modtree KLP_SCRIPT=$enc KLP_INTERACTIVE=$interactive"
+[ -n "${TERM:-}" ] && cmdline+=" KLP_TERM=$TERM"
+
+qemu=("${qemu_base[@]}" -accel "$accel" -cpu "$cpu" -smp "${KLP_SMP:-2}" -m "${KLP_MEM:-2G}"
+	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
+	-virtfs "local,path=$res,mount_tag=results,security_model=none,multidevs=remap"
+	-append "$cmdline")
+
+if [ "$interactive" = 1 ]; then
+	timeout -s KILL "$timeout_s" "${qemu[@]}"
+	qrc=$?
+	stty sane 2>/dev/null
+else
+	timeout -s KILL "$timeout_s" "${qemu[@]}" < /dev/null 2>&1 |
+		tr -d '\r' | tee "$res/console" | grep -v -e '^klp-guest login' -e 'reboot: Power down'
+	qrc=${PIPESTATUS[0]}
+fi
+
+verdict=0
+why=
+if [ "$qrc" = 137 ]; then
+	verdict=3 why="guest timed out after ${timeout_s}s"
+elif [ ! -f "$res/rc" ]; then
+	verdict=3 why="guest ended without a result (panic or boot failure)"
+elif [ "$(cat "$res/rc")" != 0 ]; then
+	verdict=1 why="guest script exited $(cat "$res/rc")"
+fi
+log=$res/dmesg
+[ -s "$log" ] || log=$res/console
+if grep -qE 'WARNING:|BUG:|Oops|Kernel panic|general protection fault|Call Trace:' "$log"; then
+	[ "$verdict" = 0 ] && verdict=2
+	why="${why:+$why; }kernel warned, oopsed or panicked"
+fi
+if [ "$verdict" != 0 ]; then
+	echo "boot: FAILED: $why (results in $res)" >&2
+	echo "---- guest dmesg tail ----" >&2
+	tail -n 60 "$log" >&2
+	echo "--------------------------" >&2
+else
+	rm -rf "$res"
+fi
+exit "$verdict"

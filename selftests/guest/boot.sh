@@ -97,6 +97,11 @@ if [ "$accel" = auto ]; then
 fi
 if [ "$accel" = kvm ]; then cpu=host; else cpu=max; fi
 
+# One guest at a time on this machine: two TCG guests on two cores would
+# each run at half speed and time out together.
+exec 9> "${KLP_GUEST_LOCK:-/tmp/klp-guest.lock}"
+flock 9
+
 res=$(mktemp -d "$gdir/results.XXXXXX")
 chmod 777 "$res"
 cmdline="console=ttyS0 loglevel=3 panic=-1 rdinit=/init $extra_args"
@@ -114,7 +119,8 @@ if [ "$interactive" = 1 ]; then
 	stty sane 2>/dev/null
 else
 	timeout -s KILL "$timeout_s" "${qemu[@]}" < /dev/null 2>&1 |
-		tr -d '\r' | tee "$res/console" | grep -v -e '^klp-guest login' -e 'reboot: Power down'
+		tr -d '\r' | tee "$res/console" |
+		awk '/^klp-guest: running/ { on = 1; next } on && !/reboot: Power down|sysrq: Power Off/'
 	qrc=${PIPESTATUS[0]}
 fi
 

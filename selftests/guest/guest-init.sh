@@ -21,6 +21,7 @@ if [ "${KLP_INTERACTIVE:-0}" = 1 ]; then
 	setsid -c "${cmd[@]}" < /dev/console > /dev/console 2>&1
 	rc=$?
 else
+	echo "klp-guest: running ${cmd[*]}" > /dev/console
 	"${cmd[@]}" < /dev/null 2>&1 | tee "$res/output" > /dev/console
 	rc=${PIPESTATUS[0]}
 fi

@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# klp: an observable live patching core for stock kernels.
+#
+#   make            the core module, samples, test modules, BPF and tools
+#   make run        boot the guest with a live patch, a workload and klptop
+#   make check      every test, host and guest; ends "N passed, N failed"
+#   make bench      benchmarks in the guest (bench/results.json)
+#   make vmlinux.h  regenerate vmlinux.h from the target kernel's BTF
+#
+# KVER (default: newest installed linux-headers-*-amd64) or KDIR select the
+# target kernel.  `run`, `check` and `bench` first install what is missing.
+
+KVER ?= $(shell scripts/kver.sh 2>/dev/null)
+KDIR ?= /lib/modules/$(KVER)/build
+export KVER
+
+OUT := build
+BPF_OUT := $(OUT)/bpf
+BIN := $(OUT)/bin
+
+CLANG ?= clang
+BPFTOOL ?= bpftool
+CC ?= gcc
+CFLAGS ?= -g -O2 -Wall -Wextra -Wno-unused-parameter
+ARCH_BPF := x86
+INCLUDES := -Iinclude -I$(BPF_OUT) -Iuserspace
+
+KBUILD := $(MAKE) -C $(KDIR)
+KMODS := core core/samples selftests/modules
+
+BPF_PROGS := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))
+SKELS := $(patsubst %,$(BPF_OUT)/%.skel.h,$(BPF_PROGS))
+TOOLS := $(patsubst userspace/%.c,$(BIN)/%,$(filter-out userspace/%_lib.c,$(wildcard userspace/klp*.c)))
+TOOL_LIBS := $(patsubst userspace/%.c,$(OUT)/obj/%.o,$(wildcard userspace/*_lib.c))
+
+.PHONY: all modules userspace deps run check check-run bench bench-run clean kernel-check
+
+all: modules userspace
+
+kernel-check:
+	@scripts/check-kernel.sh $(KDIR)
+
+modules: kernel-check
+	$(KBUILD) M=$(CURDIR)/core modules
+	$(KBUILD) M=$(CURDIR)/core/samples KBUILD_EXTRA_SYMBOLS=$(CURDIR)/core/Module.symvers modules
+	$(KBUILD) M=$(CURDIR)/selftests/modules KBUILD_EXTRA_SYMBOLS=$(CURDIR)/core/Module.symvers modules
+
+userspace: $(TOOLS)
+
+$(BPF_OUT) $(BIN) $(OUT)/obj:
+	mkdir -p $@
+
+# BPF objects and skeletons, as in libbpf-bootstrap
+$(BPF_OUT)/%.bpf.o: bpf/%.bpf.c include/klp/uapi.h vmlinux.h | $(BPF_OUT)
+	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH_BPF) -I. -Iinclude -c $< -o $@
+
+$(BPF_OUT)/%.skel.h: $(BPF_OUT)/%.bpf.o
+	$(BPFTOOL) gen skeleton $< > $@
+
+$(OUT)/obj/%.o: userspace/%.c $(wildcard userspace/*.h) include/klp/uapi.h | $(OUT)/obj
+	$(CC) $(CFLAGS) $(INCLUDES) -c $< -o $@
+
+# A tool with a bpf/<tool>.bpf.c gets its skeleton; every tool links the helpers.
+$(BIN)/%: userspace/%.c $(wildcard userspace/*.h) include/klp/uapi.h $(TOOL_LIBS) $(SKELS) | $(BIN)
+	$(CC) $(CFLAGS) $(INCLUDES) $< $(TOOL_LIBS) -o $@ \
+		$(shell pkg-config --libs libbpf libtracefs libtraceevent 2>/dev/null || echo -lbpf -ltracefs -ltraceevent -lelf -lz)
+
+vmlinux.h:
+	scripts/guest-kernel.sh $(KVER)
+	$(BPFTOOL) btf dump file $(OUT)/kernel/$(KVER)/vmlinux format c > $@
+
+deps:
+	scripts/deps.sh $(KVER)
+
+run: deps
+	$(MAKE) all
+	selftests/guest/boot.sh -i -t $${KLP_RUN_TIMEOUT:-3600} selftests/demo.sh $(KLPTOP_ARGS)
+
+check: deps
+	$(MAKE) all
+	selftests/run.sh
+
+bench: deps
+	$(MAKE) all
+	bench/run.sh
+
+clean:
+	for d in $(KMODS); do $(KBUILD) M=$(CURDIR)/$$d clean >/dev/null 2>&1 || true; done
+	rm -rf $(BPF_OUT) $(BIN) $(OUT)/obj $(OUT)/guest

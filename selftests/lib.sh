@@ -1,0 +1,116 @@
+# SPDX-License-Identifier: GPL-2.0
+# selftests/lib.sh - kselftest/TAP helpers and klp guest helpers, sourced
+# by every test script.  Results print as "ok N - name" / "not ok N - name";
+# ktap_finish prints the plan and exits non-zero if anything failed.
+
+KLP_TOP=${KLP_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+KLP_SYSFS=/sys/kernel/klp
+KLP_TARGET=/sys/kernel/debug/klp_target
+KLP_MODS=$KLP_TOP/selftests/modules
+KLP_BIN=$KLP_TOP/build/bin
+TRACEFS=/sys/kernel/tracing
+
+_ktap_n=0
+_ktap_pass=0
+_ktap_fail=0
+_ktap_skip=0
+
+ktap_start() {
+	echo "TAP version 13"
+	echo "# ${1:-$(basename "$0")}"
+}
+
+ok() {
+	_ktap_n=$((_ktap_n + 1)); _ktap_pass=$((_ktap_pass + 1))
+	echo "ok $_ktap_n - $*"
+}
+
+not_ok() {
+	_ktap_n=$((_ktap_n + 1)); _ktap_fail=$((_ktap_fail + 1))
+	echo "not ok $_ktap_n - $*"
+}
+
+skip() {
+	_ktap_n=$((_ktap_n + 1)); _ktap_skip=$((_ktap_skip + 1))
+	echo "ok $_ktap_n - $1 # SKIP ${2:-}"
+}
+
+diag() {
+	echo "# $*"
+}
+
+# check NAME CMD... : ok if CMD succeeds
+check() {
+	local name=$1
+	shift
+	if "$@"; then ok "$name"; else not_ok "$name"; fi
+}
+
+# assert_eq NAME EXPECTED ACTUAL
+assert_eq() {
+	if [ "$2" = "$3" ]; then
+		ok "$1"
+	else
+		not_ok "$1"
+		diag "  expected: '$2'"
+		diag "  actual:   '$3'"
+	fi
+}
+
+ktap_finish() {
+	echo "1..$_ktap_n"
+	echo "# Totals: pass:$_ktap_pass fail:$_ktap_fail skip:$_ktap_skip"
+	[ "$_ktap_fail" = 0 ]
+	exit $?
+}
+
+# --- guest helpers -------------------------------------------------------
+
+# Load a module from the tree, quietly; returns insmod's status.
+klp_insmod() {
+	local m=$1
+	shift
+	local f
+	for f in "$KLP_TOP/core/$m.ko" "$KLP_TOP/core/samples/$m.ko" "$KLP_MODS/$m.ko"; do
+		[ -f "$f" ] && { insmod "$f" "$@" 2>/dev/null; return; }
+	done
+	echo "klp_insmod: no module $m" >&2
+	return 1
+}
+
+# Last kernel log line that matches a pattern (for error message checks).
+dmesg_has() {
+	dmesg | grep -q -- "$1"
+}
+
+# target FN: call klp_target_FN once from userspace, print its value
+target() {
+	cat "$KLP_TARGET/$1"
+}
+
+# target_call FN N: N calls from the kernel loop; prints the last value
+target_call() {
+	echo "$1 $2" > "$KLP_TARGET/call" && cut -d' ' -f1 "$KLP_TARGET/call"
+}
+
+# entered FN: how often the original klp_target_FN body ran
+entered() {
+	awk -v f="$1" '$1 == f { print $2 }' "$KLP_TARGET/entered"
+}
+
+patch_enabled() {
+	cat "$KLP_SYSFS/$1/enabled"
+}
+
+# set_enabled PATCH 0|1: write, and succeed only if the write did
+set_enabled() {
+	echo "$2" > "$KLP_SYSFS/$1/enabled" 2>/dev/null
+}
+
+func_attr() {	# func_attr PATCH OBJECT FUNC ATTR
+	cat "$KLP_SYSFS/$1/$2/$3/$4"
+}
+
+tainted_livepatch() {
+	[ $(( $(cat /proc/sys/kernel/tainted) & 32768 )) != 0 ]
+}

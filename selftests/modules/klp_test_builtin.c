@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * klp_test_builtin.c - a patch for the kernel's own builtin livepatch
+ *
+ * Replaces func (default klp_target_c) of object objname (default
+ * klp_test_target; "vmlinux" for the kernel) through the stock kernel's
+ * klp_enable_patch(), to check that the klp core and the builtin livepatch
+ * refuse each other's functions cleanly.
+ */
+#include <linux/module.h>
+#include <linux/livepatch.h>
+
+static char *func = "klp_target_c";
+module_param(func, charp, 0400);
+static char *objname = "klp_test_target";
+module_param(objname, charp, 0400);
+
+static int klp_builtin_new(void)
+{
+	return 7000;
+}
+
+static struct klp_func funcs[] = {
+	{ .new_func = klp_builtin_new, }, { }
+};
+
+static struct klp_object objs[] = {
+	{ .funcs = funcs, }, { }
+};
+
+static struct klp_patch patch = {
+	.mod = THIS_MODULE,
+	.objs = objs,
+};
+
+static int __init klp_builtin_init(void)
+{
+	funcs[0].old_name = func;
+	if (strcmp(objname, "vmlinux"))
+		objs[0].name = objname;
+	return klp_enable_patch(&patch);
+}
+
+static void __exit klp_builtin_exit(void)
+{
+}
+
+module_init(klp_builtin_init);
+module_exit(klp_builtin_exit);
+MODULE_LICENSE("GPL");
+MODULE_INFO(livepatch, "Y");

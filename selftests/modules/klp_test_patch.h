@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * klp_test_patch.h - body of the stackable test patches klp_test_p<N>
+ *
+ * Patch N replaces klp_target_a and klp_target_b of klp_test_target with
+ * functions returning N*1000+1 and N*1000+2, so every call tells which
+ * patch won.  enable=0 only registers the patch.
+ */
+#include <linux/module.h>
+#include <klp/livepatch.h>
+
+static bool enable = true;
+module_param(enable, bool, 0400);
+MODULE_PARM_DESC(enable, "enable the patch on load (default 1)");
+
+static int klp_test_new_a(void)
+{
+	return KLP_TEST_PATCH * 1000 + 1;
+}
+
+static int klp_test_new_b(void)
+{
+	return KLP_TEST_PATCH * 1000 + 2;
+}
+
+static struct klp_func funcs[] = {
+	{ .old_name = "klp_target_a", .new_func = klp_test_new_a, },
+	{ .old_name = "klp_target_b", .new_func = klp_test_new_b, },
+	{ }
+};
+
+static struct klp_object objs[] = {
+	{ .name = "klp_test_target", .funcs = funcs, },
+	{ }
+};
+
+static struct klp_patch patch = {
+	.mod = THIS_MODULE,
+	.objs = objs,
+};
+
+static int __init klp_test_patch_init(void)
+{
+	int ret;
+
+	ret = klp_register_patch(&patch);
+	if (ret || !enable)
+		return ret;
+	ret = klp_enable_patch(&patch);
+	if (ret)
+		WARN_ON(klp_unregister_patch(&patch));
+	return ret;
+}
+
+static void __exit klp_test_patch_exit(void)
+{
+}
+
+module_init(klp_test_patch_init);
+module_exit(klp_test_patch_exit);
+MODULE_LICENSE("GPL");

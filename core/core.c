@@ -548,6 +548,7 @@ static int klp_init_object_loaded(struct klp_patch *patch,
 
 static int klp_init_func(struct klp_object *obj, struct klp_func *func)
 {
+	struct klp_func *prev;
 	int ret;
 
 	if (strnlen(func->old_name, KSYM_NAME_LEN) >= KSYM_NAME_LEN) {
@@ -558,6 +559,13 @@ static int klp_init_func(struct klp_object *obj, struct klp_func *func)
 	if (!func->new_func) {
 		pr_err("function '%s' has no new_func\n", func->old_name);
 		return -EINVAL;
+	}
+	for (prev = obj->funcs; prev != func; prev++) {
+		if (!strcmp(prev->old_name, func->old_name)) {
+			pr_err("function '%s' appears twice in object '%s'\n",
+			       func->old_name, klp_obj_name(obj));
+			return -EINVAL;
+		}
 	}
 
 	INIT_LIST_HEAD(&func->stack_node);

@@ -120,7 +120,7 @@ if [ "$interactive" = 1 ]; then
 else
 	timeout -s KILL "$timeout_s" "${qemu[@]}" < /dev/null 2>&1 |
 		tr -d '\r' | tee "$res/console" |
-		awk '/^klp-guest: running/ { on = 1; next } on && !/reboot: Power down|sysrq: Power Off/'
+		awk '/klp-guest: running/ { on = 1; next } on && !/reboot: Power down|sysrq: Power Off/'
 	qrc=${PIPESTATUS[0]}
 fi
 

@@ -23,7 +23,7 @@ count() {	# count GROUP OUTPUT-FILE
 	passed=$((passed + p - s))
 	skipped=$((skipped + s))
 	failed=$((failed + f))
-	[ "$f" = 0 ] || failures+=("$1: $(grep -E '^not ok' "$2" | sed 's/^not ok [0-9]* - //' | paste -sd';' -)")
+	[ "$f" = 0 ] || failures+=("$1: $f failed: $(grep -E '^not ok' "$2" | sed 's/^not ok [0-9]* - //' | head -n 5 | paste -sd';' -)")
 }
 
 log=$(mktemp -d)

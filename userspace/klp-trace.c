@@ -1,0 +1,911 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * klp-trace - follow the klp:* tracepoints of the klp live patching core
+ *
+ * The events are enabled in a private tracefs instance,
+ * instances/klp-trace.<pid>, and read from its per-CPU raw buffers: the
+ * top-level buffer and its event settings stay as they are, and two
+ * readers never steal each other's events.  On exit the events are
+ * disabled and the instance is removed.  libtraceevent parses each event's
+ * format file, so every field prints by name and a field added to an event
+ * shows up without a change here.
+ */
+#define _GNU_SOURCE
+#include <argp.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/*
+ * tracefs.h includes <event-parse.h> by its bare name, so it builds only
+ * with pkg-config's -I flags, which the Makefile does not pass.  Without
+ * them, these are libtracefs 1.x's declarations of what we call (checked
+ * against tracefs.h 1.6 with pkg-config --cflags).
+ */
+#if __has_include("tracefs.h")
+#include <tracefs.h>
+#else
+#include <traceevent/event-parse.h>
+
+struct tracefs_instance;
+int tracefs_tracing_dir_is_mounted(bool mount, const char **path);
+const char *tracefs_tracing_dir(void);
+struct tep_handle *tracefs_local_events_system(const char *tracing_dir,
+					       const char * const *sys_names);
+int tracefs_load_cmdlines(const char *tracing_dir, struct tep_handle *tep);
+struct tracefs_instance *tracefs_instance_create(const char *name);
+bool tracefs_instance_is_new(struct tracefs_instance *instance);
+int tracefs_instance_destroy(struct tracefs_instance *instance);
+void tracefs_instance_free(struct tracefs_instance *instance);
+int tracefs_instance_file_write(struct tracefs_instance *instance,
+				const char *file, const char *str);
+int tracefs_event_enable(struct tracefs_instance *instance, const char *system,
+			 const char *event);
+int tracefs_event_disable(struct tracefs_instance *instance, const char *system,
+			  const char *event);
+int tracefs_iterate_raw_events(struct tep_handle *tep,
+			       struct tracefs_instance *instance,
+			       cpu_set_t *cpus, int cpu_size,
+			       int (*callback)(struct tep_event *,
+					       struct tep_record *,
+					       int, void *),
+			       void *callback_context);
+#endif
+
+#define KLP_SYSTEM		"klp"
+#define KLP_REDIRECT		"klp_redirect"
+#define MAX_EVENTS		32
+#define POLL_NS			100000000ULL	/* 100 ms between buffer reads */
+#define NSEC_PER_SEC		1000000000ULL
+
+const char *argp_program_version = "klp-trace 0.1";
+static const char argp_program_doc[] =
+"Follow the klp:* tracepoints of the klp live patching core.\n"
+"\n"
+"One line per event: timestamp (CLOCK_MONOTONIC seconds), [CPU], task-pid,\n"
+"event name and its fields as name=value; addresses print as symbols.\n"
+"Reads a private tracefs instance, so other tracefs users are not disturbed.\n"
+"\n"
+"USAGE: klp-trace [-e EVENT]... [--no-redirect] [--json] [-c COUNT] [-t SECONDS]\n"
+"\n"
+"EXAMPLES:\n"
+"    klp-trace                      # every klp event until Ctrl-C\n"
+"    klp-trace --no-redirect        # state changes only, not every patched call\n"
+"    klp-trace -e klp_func_push -e klp_func_pop   # func_stack changes only\n"
+"    klp-trace -e klp_redirect -c 100   # the next 100 redirected calls\n"
+"    klp-trace --json -t 10         # one JSON object per event, for 10 seconds\n";
+
+enum {
+	OPT_NO_REDIRECT = 256,
+};
+
+static const struct argp_option opts[] = {
+	{ "event", 'e', "EVENT", 0,
+	  "Trace only EVENT (klp_func_push or klp:klp_func_push); repeatable", 0 },
+	{ "no-redirect", OPT_NO_REDIRECT, NULL, 0,
+	  "Leave out klp_redirect, which fires on every patched call", 0 },
+	{ "json", 'j', NULL, 0, "Print one JSON object per line", 0 },
+	{ "count", 'c', "COUNT", 0, "Exit after COUNT events", 0 },
+	{ "duration", 't', "SECONDS", 0, "Exit after SECONDS seconds", 0 },
+	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
+	{ 0 },
+};
+
+static struct env {
+	const char *events[MAX_EVENTS];
+	int nr_events;
+	bool no_redirect;
+	bool json;
+	long count;
+	long duration;
+} env;
+
+/* One field of a selected event, with what we know about printing it. */
+struct ev_field {
+	struct tep_format_field *field;
+	struct tep_print_flag_sym *symbols;	/* from __print_symbolic() */
+};
+
+struct ev_info {
+	struct tep_event *event;
+	struct ev_field *fields;
+	int nr_fields;
+	bool enabled;			/* in our instance */
+};
+
+static struct tep_handle *tep;
+static struct tracefs_instance *instance;
+static struct ev_info evs[MAX_EVENTS];
+static int nr_evs;
+static bool mono_clock;			/* record timestamps are CLOCK_MONOTONIC */
+static unsigned long long deadline_ns;	/* -t, CLOCK_MONOTONIC; 0: none */
+static long printed;
+static bool done;
+static bool cmdlines_reloaded;
+
+static volatile sig_atomic_t exiting;
+static volatile unsigned long long signal_ns;
+
+static unsigned long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+static void sig_handler(int sig)
+{
+	(void)sig;
+	/* clock_gettime() is async-signal-safe: events up to now still print. */
+	signal_ns = now_ns();
+	exiting = 1;
+}
+
+static long parse_positive(const char *arg, const char *what,
+			   struct argp_state *state)
+{
+	char *end;
+	long val;
+
+	errno = 0;
+	val = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || val <= 0) {
+		fprintf(stderr, "klp-trace: invalid %s: %s\n", what, arg);
+		argp_usage(state);
+	}
+	return val;
+}
+
+static error_t parse_arg(int key, char *arg, struct argp_state *state)
+{
+	switch (key) {
+	case 'e':
+		if (env.nr_events == MAX_EVENTS) {
+			fprintf(stderr, "klp-trace: at most %d -e\n", MAX_EVENTS);
+			argp_usage(state);
+		}
+		if (!strncmp(arg, KLP_SYSTEM ":", strlen(KLP_SYSTEM) + 1))
+			arg += strlen(KLP_SYSTEM) + 1;
+		env.events[env.nr_events++] = arg;
+		break;
+	case OPT_NO_REDIRECT:
+		env.no_redirect = true;
+		break;
+	case 'j':
+		env.json = true;
+		break;
+	case 'c':
+		env.count = parse_positive(arg, "count", state);
+		break;
+	case 't':
+		env.duration = parse_positive(arg, "duration", state);
+		break;
+	case 'h':
+		argp_state_help(state, stderr, ARGP_HELP_STD_HELP);
+		break;
+	case ARGP_KEY_ARG:
+		fprintf(stderr, "klp-trace: unexpected argument: %s\n", arg);
+		argp_usage(state);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* --- kernel symbols --------------------------------------------------- */
+
+/*
+ * Replacement functions live in patch modules that may load after we
+ * start, so /proc/kallsyms is read when an address first needs a name and
+ * again when an address has no exact match and the module list changed.
+ * Names point into one buffer holding the whole file.
+ */
+struct ksym {
+	unsigned long long addr;
+	const char *name;
+};
+
+static struct {
+	char *buf;
+	struct ksym *syms;
+	size_t nr;
+	unsigned long long modules_hash;
+	bool tried;
+} ks;
+
+static char *read_file(const char *path, size_t *size)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *buf = NULL, *tmp;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	for (;;) {
+		if (!buf || len + 1 == cap) {
+			cap = buf ? cap * 2 : cap;
+			tmp = realloc(buf, cap);
+			if (!tmp)
+				goto err;
+			buf = tmp;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			goto err;
+		if (!n)
+			break;
+		len += n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	*size = len;
+	return buf;
+err:
+	free(buf);
+	close(fd);
+	return NULL;
+}
+
+/* FNV-1a over the name and address of every loaded module */
+static unsigned long long modules_hash(void)
+{
+	unsigned long long h = 14695981039346656037ULL;
+	char *buf, *line, *save = NULL, *p;
+	size_t size;
+	int col;
+
+	buf = read_file("/proc/modules", &size);
+	if (!buf)
+		return 0;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		/* columns: name size refcount users state address */
+		for (p = line, col = 0; *p; p++) {
+			if (*p == ' ')
+				col++;
+			else if (col == 0 || col == 5)
+				h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+		}
+	}
+	free(buf);
+	return h;
+}
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static void ksyms_load(void)
+{
+	size_t size, nr = 0, cap = 0;
+	struct ksym *syms = NULL, *tmp;
+	char *buf, *p, *nl, *end;
+	unsigned long long addr;
+	char type;
+
+	ks.tried = true;
+	ks.modules_hash = modules_hash();
+	buf = read_file("/proc/kallsyms", &size);
+	if (!buf)
+		return;
+
+	for (p = buf; p < buf + size; p = nl + 1) {
+		nl = strchr(p, '\n');
+		if (!nl)
+			break;
+		*nl = '\0';
+		/* "<addr> <type> <name>[\t[<module>]]" */
+		addr = strtoull(p, &end, 16);
+		if (end == p || end[0] != ' ' || !end[1] || end[2] != ' ')
+			continue;
+		type = end[1];
+		if (!addr || !strchr("tTwW", type))
+			continue;
+		end += 3;
+		end[strcspn(end, "\t")] = '\0';
+		if (nr == cap) {
+			cap = cap ? cap * 2 : 65536;
+			tmp = realloc(syms, cap * sizeof(*syms));
+			if (!tmp) {
+				free(syms);
+				free(buf);
+				return;
+			}
+			syms = tmp;
+		}
+		syms[nr].addr = addr;
+		syms[nr].name = end;
+		nr++;
+	}
+	qsort(syms, nr, sizeof(*syms), ksym_cmp);
+
+	free(ks.syms);
+	free(ks.buf);
+	ks.syms = syms;
+	ks.nr = nr;
+	ks.buf = buf;
+}
+
+/* The symbol at or below addr, or NULL. */
+static const struct ksym *ksym_lookup(unsigned long long addr)
+{
+	size_t lo = 0, hi = ks.nr, mid;
+
+	if (!ks.nr || addr < ks.syms[0].addr)
+		return NULL;
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		if (ks.syms[mid].addr <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return &ks.syms[lo];
+}
+
+static const struct ksym *ksym_resolve(unsigned long long addr)
+{
+	const struct ksym *sym;
+
+	if (!ks.tried)
+		ksyms_load();
+	sym = ksym_lookup(addr);
+	if ((!sym || sym->addr != addr) && modules_hash() != ks.modules_hash) {
+		ksyms_load();
+		sym = ksym_lookup(addr);
+	}
+	return sym;
+}
+
+static void ksyms_free(void)
+{
+	free(ks.syms);
+	free(ks.buf);
+	memset(&ks, 0, sizeof(ks));
+}
+
+/* --- events ----------------------------------------------------------- */
+
+static struct tep_print_flag_sym *find_symbols(struct tep_event *event,
+					       const char *name)
+{
+	struct tep_print_arg *arg, *f;
+
+	for (arg = event->print_fmt.args; arg; arg = arg->next) {
+		if (arg->type != TEP_PRINT_SYMBOL)
+			continue;
+		f = arg->symbol.field;
+		if (f && f->type == TEP_PRINT_FIELD && f->field.name &&
+		    !strcmp(f->field.name, name))
+			return arg->symbol.symbols;
+	}
+	return NULL;
+}
+
+static int add_event(struct tep_event *event)
+{
+	struct ev_info *ei = &evs[nr_evs];
+	struct tep_format_field *f;
+	int i;
+
+	for (i = 0; i < nr_evs; i++)
+		if (evs[i].event == event)
+			return 0;
+	if (nr_evs == MAX_EVENTS) {
+		fprintf(stderr, "klp-trace: more than %d klp events\n", MAX_EVENTS);
+		return -1;
+	}
+
+	ei->event = event;
+	ei->nr_fields = event->format.nr_fields;
+	ei->fields = calloc(ei->nr_fields ?: 1, sizeof(*ei->fields));
+	if (!ei->fields)
+		return -1;
+	for (f = event->format.fields, i = 0; f && i < ei->nr_fields;
+	     f = f->next, i++) {
+		ei->fields[i].field = f;
+		ei->fields[i].symbols = find_symbols(event, f->name);
+	}
+	ei->nr_fields = i;
+	nr_evs++;
+	return 0;
+}
+
+static int select_events(void)
+{
+	struct tep_event **all, *event;
+	int i;
+
+	for (i = 0; i < env.nr_events; i++) {
+		if (env.no_redirect && !strcmp(env.events[i], KLP_REDIRECT))
+			continue;
+		event = tep_find_event_by_name(tep, KLP_SYSTEM, env.events[i]);
+		if (!event) {
+			fprintf(stderr, "klp-trace: no event %s:%s (see %s/events/%s)\n",
+				KLP_SYSTEM, env.events[i], tracefs_tracing_dir(),
+				KLP_SYSTEM);
+			return -1;
+		}
+		if (add_event(event))
+			return -1;
+	}
+
+	if (!env.nr_events) {
+		all = tep_list_events(tep, TEP_EVENT_SORT_ID);
+		for (i = 0; all && all[i]; i++) {
+			event = all[i];
+			if (strcmp(event->system, KLP_SYSTEM))
+				continue;
+			if (env.no_redirect && !strcmp(event->name, KLP_REDIRECT))
+				continue;
+			if (add_event(event))
+				return -1;
+		}
+	}
+
+	if (!nr_evs) {
+		fprintf(stderr, "klp-trace: no events selected\n");
+		return -1;
+	}
+	return 0;
+}
+
+static struct ev_info *find_info(struct tep_event *event)
+{
+	int i;
+
+	for (i = 0; i < nr_evs; i++)
+		if (evs[i].event == event)
+			return &evs[i];
+	return NULL;
+}
+
+/* --- printing ----------------------------------------------------------- */
+
+/* JSON string escapes; text mode uses them too for strings that need quotes */
+static void put_quoted(const char *s, int len)
+{
+	unsigned char c;
+	int i;
+
+	putchar('"');
+	for (i = 0; i < len; i++) {
+		c = s[i];
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", stdout);
+		else if (c == '\t')
+			fputs("\\t", stdout);
+		else if (c < 0x20 || c == 0x7f)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static void put_text_str(const char *s, int len)
+{
+	int i;
+
+	for (i = 0; i < len; i++)
+		if ((unsigned char)s[i] <= ' ' || s[i] == '"' || s[i] == '\\' ||
+		    (unsigned char)s[i] == 0x7f)
+			break;
+	if (len && i == len)
+		fwrite(s, 1, len, stdout);
+	else
+		put_quoted(s, len);
+}
+
+/* Other arrays print as hex bytes, "0a1b..." */
+static void put_hex(const char *s, int len)
+{
+	int i;
+
+	putchar('"');
+	for (i = 0; i < len; i++)
+		printf("%02x", (unsigned char)s[i]);
+	putchar('"');
+}
+
+/* An array field (__data_loc or fixed); NULL if it lies outside the record. */
+static const char *field_data(struct tep_format_field *f,
+			      struct tep_record *rec, int *len)
+{
+	const char *data = rec->data;
+	unsigned long long loc;
+	unsigned int off, size;
+
+	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+		if (f->offset + 4 > rec->size)
+			return NULL;
+		loc = tep_read_number(tep, data + f->offset, 4);
+		off = loc & 0xffff;
+		size = loc >> 16;
+		if (f->flags & TEP_FIELD_IS_RELATIVE)
+			off += f->offset + f->size;
+	} else {
+		off = f->offset;
+		size = f->size;
+	}
+	if (off + size > (unsigned int)rec->size)
+		return NULL;
+	*len = size;
+	return data + off;
+}
+
+static const char *symbolic(struct tep_print_flag_sym *sym,
+			    unsigned long long val)
+{
+	unsigned long long v;
+	char *end;
+
+	for (; sym; sym = sym->next) {
+		if (!sym->value)
+			continue;
+		errno = 0;
+		v = strtoull(sym->value, &end, 0);
+		if (!errno && !*end && v == val)
+			return sym->str;
+	}
+	return NULL;
+}
+
+static void print_field(struct ev_field *ef, struct tep_record *rec)
+{
+	struct tep_format_field *f = ef->field;
+	const struct ksym *ksym = NULL;
+	unsigned long long val;
+	bool is_signed, is_addr;
+	const char *s, *sym;
+	int len;
+
+	if (env.json)
+		printf(",\"%s\":", f->name);
+	else
+		printf(" %s=", f->name);
+
+	if (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) {
+		s = field_data(f, rec, &len);
+		if (!s)
+			fputs(env.json ? "null" : "?", stdout);
+		else if (!(f->flags & TEP_FIELD_IS_STRING))
+			put_hex(s, len);
+		else if (env.json)
+			put_quoted(s, strnlen(s, len));
+		else
+			put_text_str(s, strnlen(s, len));
+		return;
+	}
+
+	if (f->offset + f->size > rec->size ||
+	    tep_read_number_field(f, rec->data, &val)) {
+		fputs(env.json ? "null" : "?", stdout);
+		return;
+	}
+
+	is_signed = f->flags & TEP_FIELD_IS_SIGNED;
+	if (is_signed && f->size < 8 && val >> (f->size * 8 - 1))
+		val |= ~0ULL << (f->size * 8);
+	/* a kernel address: an unsigned long in the upper half */
+	is_addr = !is_signed && f->flags & TEP_FIELD_IS_LONG && f->size == 8 &&
+		  val >> 63;
+	if (is_addr)
+		ksym = ksym_resolve(val);
+	sym = symbolic(ef->symbols, val);
+
+	if (env.json) {
+		if (is_addr)
+			printf("\"0x%llx\"", val);
+		else
+			printf(is_signed ? "%lld" : "%llu", val);
+		if (ksym && ksym->addr == val)
+			printf(",\"%s_sym\":\"%s\"", f->name, ksym->name);
+		else if (ksym)
+			printf(",\"%s_sym\":\"%s+0x%llx\"", f->name, ksym->name,
+			       val - ksym->addr);
+		else if (sym)
+			printf(",\"%s_sym\":\"%s\"", f->name, sym);
+	} else if (ksym && ksym->addr == val) {
+		fputs(ksym->name, stdout);
+	} else if (ksym) {
+		printf("%s+0x%llx", ksym->name, val - ksym->addr);
+	} else if (is_addr) {
+		printf("0x%llx", val);
+	} else if (sym) {
+		fputs(sym, stdout);
+	} else {
+		printf(is_signed ? "%lld" : "%llu", val);
+	}
+}
+
+/*
+ * Tasks started after us are unknown until saved_cmdlines is reread (once
+ * per buffer read), and that learns a task's name only when it is
+ * switched out; a task still running has it in /proc.
+ */
+static const char *task_comm(int pid)
+{
+	char path[64], comm[64];
+	FILE *f;
+
+	if (!pid || tep_is_pid_registered(tep, pid))
+		return tep_data_comm_from_pid(tep, pid);
+	if (!cmdlines_reloaded) {
+		tracefs_load_cmdlines(NULL, tep);
+		cmdlines_reloaded = true;
+		if (tep_is_pid_registered(tep, pid))
+			return tep_data_comm_from_pid(tep, pid);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	f = fopen(path, "re");
+	if (f) {
+		if (fgets(comm, sizeof(comm), f)) {
+			comm[strcspn(comm, "\n")] = '\0';
+			tep_register_comm(tep, comm, pid);
+		}
+		fclose(f);
+	}
+	return tep_data_comm_from_pid(tep, pid);
+}
+
+/* Past the end of the trace: after -t's deadline or after the signal. */
+static bool past_end(unsigned long long ts)
+{
+	unsigned long long end = deadline_ns;
+
+	if (!mono_clock)
+		return exiting || (deadline_ns && now_ns() >= deadline_ns);
+	if (exiting && (!end || signal_ns < end))
+		end = signal_ns;
+	return end && ts > end;
+}
+
+static int handle_record(struct tep_event *event, struct tep_record *rec,
+			 int cpu, void *ctx)
+{
+	struct ev_info *ei = find_info(event);
+	const char *comm;
+	int i, pid;
+
+	(void)ctx;
+	if (ferror(stdout) || past_end(rec->ts)) {
+		done = true;
+		return 1;
+	}
+	if (!ei)
+		return 0;
+
+	if (rec->missed_events > 0)
+		fprintf(stderr, "klp-trace: CPU %d: %lld events lost\n", cpu,
+			rec->missed_events);
+	else if (rec->missed_events < 0)
+		fprintf(stderr, "klp-trace: CPU %d: events lost\n", cpu);
+
+	pid = tep_data_pid(tep, rec);
+	comm = task_comm(pid);
+	if (env.json) {
+		printf("{\"ts\":%llu.%09llu,\"cpu\":%d,\"pid\":%d,\"comm\":",
+		       rec->ts / NSEC_PER_SEC, rec->ts % NSEC_PER_SEC, cpu, pid);
+		put_quoted(comm, strlen(comm));
+		printf(",\"event\":\"%s\"", event->name);
+	} else {
+		printf("%llu.%06llu [%03d] %s-%d %s:", rec->ts / NSEC_PER_SEC,
+		       rec->ts % NSEC_PER_SEC / 1000, cpu, comm, pid,
+		       event->name);
+	}
+	for (i = 0; i < ei->nr_fields; i++)
+		print_field(&ei->fields[i], rec);
+	puts(env.json ? "}" : "");
+
+	if (env.count && ++printed >= env.count) {
+		done = true;
+		return 1;
+	}
+	return 0;
+}
+
+/* --- setup and teardown ------------------------------------------------ */
+
+static int check_tracefs(void)
+{
+	const char *dir = NULL;
+	char path[PATH_MAX];
+
+	if (geteuid()) {
+		fprintf(stderr, "klp-trace: must be run as root (it creates a tracefs instance)\n");
+		return -1;
+	}
+	if (tracefs_tracing_dir_is_mounted(false, &dir) != 1) {
+		fprintf(stderr, "klp-trace: tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)\n");
+		return -1;
+	}
+	dir = tracefs_tracing_dir();
+	snprintf(path, sizeof(path), "%s/events/%s", dir, KLP_SYSTEM);
+	if (access(path, F_OK)) {
+		fprintf(stderr, "klp-trace: no %s: is the klp core loaded? (insmod core/klp.ko)\n",
+			path);
+		return -1;
+	}
+	return 0;
+}
+
+static int setup_instance(void)
+{
+	char name[64];
+	int i;
+
+	snprintf(name, sizeof(name), "klp-trace.%d", getpid());
+	instance = tracefs_instance_create(name);
+	if (!instance) {
+		fprintf(stderr, "klp-trace: cannot create tracefs instance %s: %s\n",
+			name, strerror(errno));
+		return -1;
+	}
+	if (!tracefs_instance_is_new(instance)) {
+		fprintf(stderr, "klp-trace: tracefs instance %s already exists\n",
+			name);
+		tracefs_instance_free(instance);
+		instance = NULL;
+		return -1;
+	}
+
+	/* mono: ordered across CPUs and comparable with clock_gettime() */
+	mono_clock = tracefs_instance_file_write(instance, "trace_clock",
+						 "mono") > 0;
+	if (!mono_clock)
+		fprintf(stderr, "klp-trace: cannot set the mono trace clock; timestamps are the default clock's\n");
+
+	for (i = 0; i < nr_evs; i++) {
+		if (tracefs_event_enable(instance, KLP_SYSTEM,
+					 evs[i].event->name)) {
+			fprintf(stderr, "klp-trace: cannot enable %s:%s\n",
+				KLP_SYSTEM, evs[i].event->name);
+			return -1;
+		}
+		evs[i].enabled = true;
+	}
+	return 0;
+}
+
+static void cleanup(void)
+{
+	int i;
+
+	for (i = 0; i < nr_evs; i++) {
+		if (evs[i].enabled &&
+		    tracefs_event_disable(instance, KLP_SYSTEM,
+					  evs[i].event->name))
+			fprintf(stderr, "klp-trace: cannot disable %s:%s\n",
+				KLP_SYSTEM, evs[i].event->name);
+		free(evs[i].fields);
+	}
+	nr_evs = 0;
+	if (instance) {
+		if (tracefs_instance_destroy(instance))
+			fprintf(stderr, "klp-trace: cannot remove tracefs instance: %s\n",
+				strerror(errno));
+		tracefs_instance_free(instance);
+		instance = NULL;
+	}
+	if (tep)
+		tep_free(tep);
+	tep = NULL;
+	ksyms_free();
+}
+
+static void wait_next(void)
+{
+	unsigned long long wait = POLL_NS, now;
+	struct timespec ts;
+
+	if (deadline_ns) {
+		now = now_ns();
+		if (now >= deadline_ns)
+			return;
+		if (deadline_ns - now < wait)
+			wait = deadline_ns - now;
+	}
+	ts.tv_sec = wait / NSEC_PER_SEC;
+	ts.tv_nsec = wait % NSEC_PER_SEC;
+	/* a signal cuts the sleep short: the loop then drains and exits */
+	nanosleep(&ts, NULL);
+}
+
+/* 0 on success; stdout going away (a closed pipe) is a normal end too */
+static int flush_output(void)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return 0;
+	done = true;
+	if (errno == EPIPE)
+		return 0;
+	fprintf(stderr, "klp-trace: writing output: %s\n", strerror(errno));
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	static const char * const systems[] = { KLP_SYSTEM, NULL };
+	static const struct argp argp = {
+		.options = opts,
+		.parser = parse_arg,
+		.doc = argp_program_doc,
+	};
+	struct sigaction sa = { .sa_handler = sig_handler };
+	bool last;
+	int err;
+
+	err = argp_parse(&argp, argc, argv, 0, NULL, NULL);
+	if (err)
+		return err;
+
+	if (check_tracefs())
+		return 1;
+
+	tep = tracefs_local_events_system(NULL, systems);
+	if (!tep) {
+		fprintf(stderr, "klp-trace: cannot read the klp event formats from %s\n",
+			tracefs_tracing_dir());
+		return 1;
+	}
+
+	/* no SA_RESTART: a signal must end the sleep between reads */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	/* a closed pipe shows up as EPIPE, so the instance still goes away */
+	signal(SIGPIPE, SIG_IGN);
+
+	err = 1;
+	if (select_events() || setup_instance())
+		goto out;
+
+	if (env.duration)
+		deadline_ns = now_ns() + env.duration * NSEC_PER_SEC;
+	fprintf(stderr, "Tracing %d klp event%s... Hit Ctrl-C to end.\n",
+		nr_evs, nr_evs == 1 ? "" : "s");
+
+	err = 0;
+	while (!done) {
+		/* the read after a signal or the deadline drains the buffers */
+		last = exiting || (deadline_ns && now_ns() >= deadline_ns);
+		cmdlines_reloaded = false;
+		if (tracefs_iterate_raw_events(tep, instance, NULL, 0,
+					       handle_record, NULL) < 0) {
+			fprintf(stderr, "klp-trace: reading the trace buffers: %s\n",
+				strerror(errno));
+			err = 1;
+			break;
+		}
+		if (flush_output()) {
+			err = 1;
+			break;
+		}
+		if (last)
+			break;
+		wait_next();
+	}
+out:
+	cleanup();
+	return err;
+}

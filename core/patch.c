@@ -17,6 +17,7 @@
 #include <linux/slab.h>
 #include "core.h"
 #include "patch.h"
+#include "builtin.h"
 #include "fault.h"
 #include "symbols.h"
 #include "klp_trace.h"
@@ -137,6 +138,19 @@ void klp_unpatch_func(struct klp_func *func)
 	klp_trace_stack_change(func, ops, false);
 }
 
+/* ftrace lets one IPMODIFY user own a function: say who has it. */
+static void klp_report_busy(struct klp_func *func)
+{
+	char owner[MODULE_NAME_LEN];
+
+	if (klp_builtin_owner(func->old_addr, owner, sizeof(owner)))
+		pr_err("function '%s' is already live patched by the kernel's builtin livepatch (patch '%s', see /sys/kernel/livepatch/%s): both cannot patch it\n",
+		       func->old_name, owner, owner);
+	else
+		pr_err("function '%s' is already modified by another IPMODIFY ftrace user (not the builtin livepatch: another live patching core or tracer)\n",
+		       func->old_name);
+}
+
 static int klp_register_ops(struct klp_ops *ops, struct klp_func *func)
 {
 	unsigned long ftrace_loc = klp_ftrace_location(func->old_addr);
@@ -160,8 +174,7 @@ static int klp_register_ops(struct klp_ops *ops, struct klp_func *func)
 	      register_ftrace_function(&ops->fops);
 	if (ret) {
 		if (ret == -EBUSY)
-			pr_err("function '%s' is already modified by another IPMODIFY ftrace user (the kernel's builtin livepatch, see /sys/kernel/livepatch, or another live patching core)\n",
-			       func->old_name);
+			klp_report_busy(func);
 		else
 			pr_err("failed to register ftrace handler for function '%s' (%d)\n",
 			       func->old_name, ret);

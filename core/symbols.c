@@ -21,6 +21,7 @@
 #include <asm/page_types.h>
 #include "core.h"
 #include "fault.h"
+#include "lookup.h"
 #include "symbols.h"
 
 typedef int (*klp_match_fn_t)(void *data, unsigned long addr);
@@ -47,6 +48,11 @@ static unsigned long klp_kprobe_addr(const char *name)
 	addr = (unsigned long)kp.addr;
 	unregister_kprobe(&kp);
 	return addr;
+}
+
+unsigned long klp_lookup_name(const char *name)
+{
+	return klp_kallsyms_lookup_name(name);
 }
 
 static int klp_resolve(const char *name, void *ptr)

@@ -54,7 +54,7 @@ check "builtin livepatch patch for klp_target_b (deferred) loads" \
 	klp_insmod klp_test_builtin func=klp_target_b
 check "target load refused: its patches conflict" eval '! klp_insmod klp_test_target'
 check "dmesg names the refused module" dmesg_has "refusing the module"
-check "dmesg names the conflicting function" dmesg_has "function 'klp_target_b' is already modified by another IPMODIFY ftrace user"
+check "dmesg names the function and the builtin patch" dmesg_has "function 'klp_target_b' is already live patched by the kernel's builtin livepatch (patch 'klp_test_builtin'"
 check "target is not loaded" eval '! grep -q "^klp_test_target " /proc/modules'
 assert_eq "nothing of ours half-applied" "0 0 0 0" \
 	"$(func_attr klp_test_p1 klp_test_target klp_target_a patched) $(func_attr klp_test_p3 klp_test_target klp_target_a patched) $(cat $KLP_SYSFS/klp_test_p1/klp_test_target/loaded) $(cat $KLP_SYSFS/klp_test_p3/klp_test_target/loaded)"

@@ -1,0 +1,56 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# klp-boot-args: nokaslr
+# Symbol resolution with the seed's rules, on a kernel at its link address
+# (nokaslr) so that old_addr hints are verified: a missing name, an
+# ambiguous name and a wrong old_addr each fail the registration with an
+# error naming the symbol, and leave nothing behind.
+. "$(dirname "$0")/../lib.sh"
+ktap_start "symbol resolution (nokaslr)"
+
+klp_insmod klp || { not_ok "core loads"; ktap_finish; }
+klp_insmod klp_test_target || { not_ok "target loads"; ktap_finish; }
+assert_eq "kernel runs at its link address" ffffffff81000000 \
+	"$(awk '$3 == "_text" { print $1 }' /proc/kallsyms)"
+cmdline=$(cat /proc/cmdline)
+ftrace_before=$(sort "$TRACEFS/enabled_functions")
+
+# nothing_left NAME: no sysfs entry, no new ftrace user, originals intact
+nothing_left() {
+	assert_eq "$1: nothing left behind" "absent|$ftrace_before|$cmdline|100 200 300" \
+		"$([ -e "$KLP_SYSFS/klp_test_probe" ] && echo present || echo absent)|$(sort "$TRACEFS/enabled_functions")|$(cat /proc/cmdline)|$(target a) $(target b) $(target c)"
+}
+
+check "missing vmlinux symbol refused" eval '! klp_insmod klp_test_probe funcs=klp_no_such_function'
+check "error names the missing symbol" dmesg_has "symbol 'klp_no_such_function' not found in object 'vmlinux'"
+nothing_left "missing vmlinux symbol"
+
+check "missing module symbol refused" eval '! klp_insmod klp_test_probe objname=klp_test_target funcs=klp_target_a,klp_target_zz'
+check "error names the missing module symbol" dmesg_has "symbol 'klp_target_zz' not found in object 'klp_test_target'"
+nothing_left "missing module symbol"
+
+# A vmlinux name that kallsyms lists more than once.
+amb=$(awk 'NF == 3 && ($2 == "t" || $2 == "T") { n[$3]++ } END { for (s in n) if (n[s] == 2) print s }' /proc/kallsyms |
+	grep -v -e '\.' -e '^__' | sort | head -n 1)
+amb_addrs=$(awk -v s="$amb" 'NF == 3 && $3 == s { print $1 }' /proc/kallsyms)
+diag "ambiguous symbol: $amb at" $amb_addrs
+check "found an ambiguous vmlinux symbol" test -n "$amb"
+check "ambiguous symbol refused" eval "! klp_insmod klp_test_probe funcs=$amb"
+check "error names the ambiguity" dmesg_has "unresolvable ambiguity (2 matches) on symbol '$amb' in object 'vmlinux'"
+nothing_left "ambiguous symbol"
+
+real=$(awk 'NF == 3 && $3 == "cmdline_proc_show" { print $1 }' /proc/kallsyms)
+wrong=$(printf '0x%x' $((0x$real + 16)))
+check "wrong old_addr refused" eval "! klp_insmod klp_test_probe funcs=cmdline_proc_show old_addr=$wrong"
+check "error names symbol and address" dmesg_has "symbol 'cmdline_proc_show' not found at specified address 0x0*${wrong#0x}"
+nothing_left "wrong old_addr"
+
+first=$(echo "$amb_addrs" | head -n 1)
+check "old_addr resolves the ambiguity (register only)" \
+	klp_insmod klp_test_probe2 funcs="$amb" old_addr="0x$first" enable=0
+assert_eq "sysfs shows the hinted address" "0x$first" \
+	"$(func_attr klp_test_probe2 vmlinux "$amb" old_addr)"
+
+check "correct old_addr accepted and enabled" klp_insmod klp_test_probe funcs=cmdline_proc_show old_addr="0x$real"
+assert_eq "cmdline_proc_show redirected (probe prints nothing)" "" "$(cat /proc/cmdline)"
+ktap_finish

@@ -1,0 +1,60 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Living next to the kernel's builtin livepatch: both patch different
+# functions at once; on one function the second to come fails cleanly, the
+# error names the function, and a klp patch rolls back every function it
+# had already enabled.  Also: under KASLR an old_addr hint is ignored.
+. "$(dirname "$0")/../lib.sh"
+ktap_start "coexistence with the builtin livepatch"
+
+klp_insmod klp || { not_ok "core loads"; ktap_finish; }
+klp_insmod klp_test_target || { not_ok "target loads"; ktap_finish; }
+BUILTIN=/sys/kernel/livepatch/klp_test_builtin
+
+# done when transition reads 0, or the patch is gone (freed after disable)
+wait_builtin_transition() {
+	local i
+	for i in $(seq 100); do
+		[ ! -e $BUILTIN ] || [ "$(cat $BUILTIN/transition 2>/dev/null)" = 0 ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+check "klp p1 patches klp_target_a and _b" klp_insmod klp_test_p1
+check "builtin patch on klp_target_c loads" klp_insmod klp_test_builtin func=klp_target_c
+check "builtin transition completes" wait_builtin_transition
+assert_eq "both cores live on different functions" "1001 1002 7000" "$(target a) $(target b) $(target c)"
+
+# A klp patch on klp_target_a (stacks on p1) and klp_target_c (builtin's).
+before=$(sort "$TRACEFS/enabled_functions")
+check "klp patch on the builtin's function is refused" \
+	eval '! klp_insmod klp_test_probe objname=klp_test_target funcs=klp_target_a,klp_target_c'
+check "error names the function and the builtin patch" \
+	dmesg_has "function 'klp_target_c' is already live patched by the kernel's builtin livepatch (patch 'klp_test_builtin'"
+assert_eq "klp_target_a rolled back to p1, c still the builtin's" "1001 7000" "$(target a) $(target c)"
+assert_eq "p1 alone on klp_target_a's stack again" "1/1" \
+	"$(func_attr klp_test_p1 klp_test_target klp_target_a stack_pos)/$(func_attr klp_test_p1 klp_test_target klp_target_a stack_depth)"
+check "no sysfs entry left for the refused patch" test ! -e "$KLP_SYSFS/klp_test_probe"
+assert_eq "ftrace enabled_functions unchanged" "$before" "$(sort "$TRACEFS/enabled_functions")"
+
+# The other way round: the builtin cannot take a function klp holds.
+check "builtin patch disabled" eval "echo 0 > $BUILTIN/enabled"
+check "builtin transition completes" wait_builtin_transition
+check "builtin patch module removed" eval 'for i in $(seq 50); do rmmod klp_test_builtin 2>/dev/null && break; sleep 0.1; done; ! grep -q "^klp_test_builtin " /proc/modules'
+assert_eq "klp_target_c original again" 300 "$(target c)"
+check "builtin patch on klp's klp_target_a is refused" eval '! klp_insmod klp_test_builtin func=klp_target_a'
+assert_eq "klp p1 still wins" "1001 1002" "$(target a) $(target b)"
+check "builtin left nothing behind" test ! -e "$BUILTIN"
+
+# KASLR: a build-time old_addr cannot match, so it is ignored.
+text=$(awk '$3 == "_text" { print $1 }' /proc/kallsyms)
+if [ "$text" = ffffffff81000000 ]; then
+	skip "wrong old_addr ignored under KASLR" "KASLR not active in this guest"
+else
+	diag "KASLR active: _text at $text"
+	check "wrong old_addr ignored under KASLR" \
+		klp_insmod klp_test_probe funcs=cmdline_proc_show old_addr=0xffffffff81000000
+	assert_eq "cmdline_proc_show redirected by name" "" "$(cat /proc/cmdline)"
+fi
+ktap_finish

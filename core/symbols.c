@@ -215,19 +215,41 @@ int klp_verify_vmlinux_symbol(const char *name, unsigned long addr)
 }
 
 /*
+ * An exported symbol's value, read from its __ksymtab_<name> entry (found
+ * by name): __symbol_get() refuses symbols that are not GPL-only.
+ */
+static int klp_find_exported_symbol(const char *name, unsigned long *addr)
+{
+	char ksymtab[KSYM_NAME_LEN];
+	const struct kernel_symbol *ks;
+
+	if (snprintf(ksymtab, sizeof(ksymtab), "__ksymtab_%s", name) >=
+	    sizeof(ksymtab))
+		return -ENOENT;
+	ks = (const struct kernel_symbol *)klp_kallsyms_lookup_name(ksymtab);
+	if (!ks)
+		return -ENOENT;
+#ifdef CONFIG_HAVE_ARCH_PREL32_RELOCATIONS
+	if (strcmp(offset_to_ptr(&ks->name_offset), name))
+		return -ENOENT;
+	*addr = (unsigned long)offset_to_ptr(&ks->value_offset);
+#else
+	if (strcmp(ks->name, name))
+		return -ENOENT;
+	*addr = ks->value;
+#endif
+	return 0;
+}
+
+/*
  * External symbols live outside the patched object: exported by vmlinux or
  * a module, or in another .o of the patch module itself.
  */
 int klp_find_external_symbol(struct module *pmod, const char *name,
 			     unsigned long *addr)
 {
-	void *sym = __symbol_get(name);
-
-	if (sym) {
-		*addr = (unsigned long)sym;
-		__symbol_put(name);
+	if (!klp_find_exported_symbol(name, addr))
 		return 0;
-	}
 	return klp_find_object_symbol(pmod->name, name, addr);
 }
 

@@ -1,0 +1,57 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# klp_reloc relocations (seed 003) on the 6.1 module layout: each supported
+# type written with the right value, object and external symbols, a slot in
+# read-only memory, a verified vmlinux val; broken ones refused.
+. "$(dirname "$0")/../lib.sh"
+ktap_start "relocations"
+
+klp_insmod klp || { not_ok "core loads"; ktap_finish; }
+klp_insmod klp_test_target || { not_ok "target loads"; ktap_finish; }
+
+sym() {	# sym NAME [MODULE]: address from /proc/kallsyms
+	if [ -n "${2:-}" ]; then
+		awk -v s="$1" -v m="[$2]" '$3 == s && $4 == m { print $1; exit }' /proc/kallsyms
+	else
+		awk -v s="$1" 'NF == 3 && $3 == s { print $1; exit }' /proc/kallsyms
+	fi
+}
+hex() { printf '%x' "$1"; }
+jiffies=$(sym jiffies)
+
+for b in outside type overflow missing; do
+	check "broken relocation '$b' refused" eval "! klp_insmod klp_test_reloc bad=$b"
+done
+check "outside: error names the bounds" dmesg_has "lies outside module 'klp_test_reloc'"
+check "type: error names the type" dmesg_has "unsupported relocation type 9"
+check "overflow: error names the overflow" dmesg_has "overflows type 10"
+check "missing: error names the symbol" dmesg_has "symbol 'klp_target_zz' not found in object 'klp_test_target'"
+check "wrong vmlinux val refused" eval "! klp_insmod klp_test_reloc vmlinux_val=0x$(hex $((0x$jiffies + 8)))"
+check "wrong vmlinux val: error names the symbol" dmesg_has "symbol 'jiffies' not found at specified address"
+check "nothing registered by the refused loads" test ! -e "$KLP_SYSFS/klp_test_reloc"
+assert_eq "klp_target_a untouched" 100 "$(target a)"
+
+check "relocation patch loads with a verified vmlinux val" klp_insmod klp_test_reloc vmlinux_val=0x$jiffies
+read -r _ s64 _ s32s _ spc _ sloc _ snone _ sext _ sself _ sro _ svml < /sys/module/klp_test_reloc/parameters/slots
+secret=$(sym klp_target_secret klp_test_target)
+a=$(sym klp_target_a klp_test_target)
+b=$(sym klp_target_b klp_test_target)
+helper=$(sym klp_reloc_helper klp_test_reloc)
+assert_eq "R_X86_64_64 of an object symbol" "$secret" "$s64"
+assert_eq "R_X86_64_32S of an object symbol + 8" "$(hex $(( (0x$a + 8) & 0xffffffff )))" "$s32s"
+assert_eq "R_X86_64_PC32 of an object symbol - 4" "$(hex $(( (0x$b - 4 - 0x$sloc) & 0xffffffff )))" "$spc"
+assert_eq "R_X86_64_NONE writes nothing" 1234 "$snone"
+assert_eq "R_X86_64_64 of an exported symbol (external)" "$jiffies" "$sext"
+assert_eq "R_X86_64_64 of a patch module symbol (external)" "$helper" "$sself"
+assert_eq "R_X86_64_64 into read-only memory" "$secret" "$sro"
+assert_eq "R_X86_64_64 of a verified vmlinux symbol" "$jiffies" "$svml"
+assert_eq "replacement reads the secret through its relocation" $((0x5ec7e7)) "$(target a)"
+assert_eq "vmlinux object of the same patch applied" relocated "$(cat /proc/cmdline)"
+
+# The object's relocations are redone on every load of its module.
+check "target reloads" eval "rmmod klp_test_target && klp_insmod klp_test_target"
+read -r _ s64 _ s32s _ spc _ sloc _ snone _ sext _ sself _ sro _ svml < /sys/module/klp_test_reloc/parameters/slots
+secret=$(sym klp_target_secret klp_test_target)
+assert_eq "R_X86_64_64 rewritten for the reloaded module" "$secret" "$s64"
+assert_eq "replacement works on the reloaded module" $((0x5ec7e7)) "$(target a)"
+ktap_finish

@@ -17,7 +17,7 @@
 
 bool klp_builtin_owner(unsigned long old_addr, char *patch, size_t len)
 {
-	struct mutex *builtin_mutex;
+	struct mutex *builtin_mutex;	/* the builtin's klp_mutex */
 	struct list_head *builtin_patches;
 	struct klp_patch *p;
 	struct klp_object *obj;

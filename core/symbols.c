@@ -30,7 +30,7 @@ typedef int (*klp_sym_fn_t)(void *data, const char *name, struct module *mod,
 
 static unsigned long (*klp_kallsyms_lookup_name)(const char *name);
 static int (*klp_kallsyms_on_each_match_symbol)(klp_match_fn_t fn,
-						 const char *name, void *data);
+						const char *name, void *data);
 static int (*klp_module_kallsyms_on_each_symbol)(klp_sym_fn_t fn, void *data);
 static struct module *(*klp_find_module_fn)(const char *name);
 static void *(*klp_text_poke)(void *addr, const void *opcode, size_t len);

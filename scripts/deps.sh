@@ -15,6 +15,7 @@ pkgs=(
 	clang llvm libbpf-dev bpftool
 	libtraceevent-dev libtracefs-dev libelf-dev zlib1g-dev pkg-config
 	bpftrace linux-perf tmux dwarves
+	linux-source-6.1
 )
 if [ -n "$kver" ]; then
 	pkgs+=("linux-headers-$kver")
@@ -37,6 +38,15 @@ if [ ${#missing[@]} -gt 0 ]; then
 	apt-get update -q >/dev/null
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
 		"${missing[@]}" >/dev/null
+fi
+
+# checkpatch.pl for the style test, from Debian's kernel source tarball.
+cp_dir=$top/build/checkpatch
+if [ ! -f "$cp_dir/checkpatch.pl" ]; then
+	tarball=$(ls /usr/src/linux-source-6.1.tar.* | head -n 1)
+	mkdir -p "$cp_dir"
+	tar -xf "$tarball" -C "$cp_dir" --strip-components=2 --wildcards \
+		'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' '*/scripts/const_structs.checkpatch'
 fi
 
 [ -n "$kver" ] || kver=$("$top/scripts/kver.sh")

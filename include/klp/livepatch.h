@@ -128,9 +128,9 @@ struct klp_patch {
 #define klp_enable_patch	klpcore_enable_patch
 #define klp_disable_patch	klpcore_disable_patch
 
-extern int klpcore_register_patch(struct klp_patch *patch);
-extern int klpcore_unregister_patch(struct klp_patch *patch);
-extern int klpcore_enable_patch(struct klp_patch *patch);
-extern int klpcore_disable_patch(struct klp_patch *patch);
+int klpcore_register_patch(struct klp_patch *patch);
+int klpcore_unregister_patch(struct klp_patch *patch);
+int klpcore_enable_patch(struct klp_patch *patch);
+int klpcore_disable_patch(struct klp_patch *patch);
 
 #endif /* _KLP_LIVEPATCH_H_ */

@@ -60,25 +60,26 @@ static int klp_api_bad(const char *kind)
 
 	if (!strcmp(kind, "null_patch"))
 		return klp_register_patch(NULL);
-	if (!strcmp(kind, "null_mod"))
+	if (!strcmp(kind, "null_mod")) {
 		bad_patch.mod = NULL;
-	else if (!strcmp(kind, "null_objs"))
+	} else if (!strcmp(kind, "null_objs")) {
 		bad_patch.objs = NULL;
-	else if (!strcmp(kind, "empty_objs"))
+	} else if (!strcmp(kind, "empty_objs")) {
 		bad_objs[0] = (struct klp_object){ };
-	else if (!strcmp(kind, "null_funcs"))
+	} else if (!strcmp(kind, "null_funcs")) {
 		bad_objs[0].funcs = NULL;
-	else if (!strcmp(kind, "empty_funcs"))
+	} else if (!strcmp(kind, "empty_funcs")) {
 		bad_funcs[0] = (struct klp_func){ };
-	else if (!strcmp(kind, "null_new_func"))
+	} else if (!strcmp(kind, "null_new_func")) {
 		bad_funcs[0].new_func = NULL;
-	else if (!strcmp(kind, "long_name")) {
+	} else if (!strcmp(kind, "long_name")) {
 		memset(klp_api_long_name, 'x', sizeof(klp_api_long_name) - 1);
 		bad_funcs[0].old_name = klp_api_long_name;
-	} else if (!strcmp(kind, "dup_func"))
+	} else if (!strcmp(kind, "dup_func")) {
 		bad_funcs[1] = bad_funcs[0];
-	else
+	} else {
 		return -ENOTTY;
+	}
 
 	return klp_register_patch(&bad_patch);
 }

@@ -100,13 +100,29 @@ static int klp_reloc_slots_get(char *buf, const struct kernel_param *kp)
 		"64 %lx 32s %x pc32 %x pc32_loc %lx none %x ext %lx self %lx ro %lx vmlinux %lx\n",
 		slot_64, slot_32s, slot_pc32, (unsigned long)&slot_pc32,
 		slot_none, slot_ext, slot_self,
-		*(volatile const unsigned long *)&ro_slot, slot_vmlinux);
+		READ_ONCE(ro_slot), slot_vmlinux);
 }
 
 static const struct kernel_param_ops klp_reloc_slots_ops = {
 	.get = klp_reloc_slots_get,
 };
 module_param_cb(slots, &klp_reloc_slots_ops, NULL, 0400);
+
+/* Break one relocation the way bad= asks. */
+static int klp_reloc_break(const char *how)
+{
+	if (!strcmp(how, "outside"))
+		relocs[1].loc = (unsigned long)&jiffies;
+	else if (!strcmp(how, "type"))
+		relocs[1].type = R_X86_64_GOTPCREL;
+	else if (!strcmp(how, "overflow"))
+		relocs[1].type = R_X86_64_32;
+	else if (!strcmp(how, "missing"))
+		relocs[1].name = "klp_target_zz";
+	else
+		return -EINVAL;
+	return 0;
+}
 
 static int __init klp_reloc_init(void)
 {
@@ -117,18 +133,11 @@ static int __init klp_reloc_init(void)
 		objs[1].relocs = vmlinux_relocs;
 		objs[1].funcs = vmlinux_funcs;
 	}
-	if (!bad)
-		;
-	else if (!strcmp(bad, "outside"))
-		relocs[1].loc = (unsigned long)&jiffies;
-	else if (!strcmp(bad, "type"))
-		relocs[1].type = R_X86_64_GOTPCREL;
-	else if (!strcmp(bad, "overflow"))
-		relocs[1].type = R_X86_64_32;
-	else if (!strcmp(bad, "missing"))
-		relocs[1].name = "klp_target_zz";
-	else
-		return -EINVAL;
+	if (bad) {
+		ret = klp_reloc_break(bad);
+		if (ret)
+			return ret;
+	}
 
 	ret = klp_register_patch(&patch);
 	if (ret)

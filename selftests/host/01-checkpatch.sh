@@ -1,0 +1,25 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Kernel coding style: checkpatch.pl --strict finds no error or warning in
+# the kernel-side C (the tracepoint header follows TRACE_EVENT's own layout
+# and is left out; remaining CHECKs are listed).
+. "$(dirname "$0")/../lib.sh"
+ktap_start "checkpatch --strict"
+
+cp=$KLP_TOP/build/checkpatch/checkpatch.pl
+if [ ! -f "$cp" ]; then
+	not_ok "checkpatch.pl present (scripts/deps.sh extracts it)"
+	ktap_finish
+fi
+cd "$KLP_TOP" || exit 1
+for f in $(git ls-files 'core/*.[ch]' 'core/samples/*.c' 'selftests/modules/*.[ch]' 'include/*.h' | grep -v 'klp_trace.h$'); do
+	out=$(perl "$cp" --strict --no-tree --terse --show-types -f "$f" 2>&1 | grep -v '^total:')
+	if echo "$out" | grep -qE ': (ERROR|WARNING):'; then
+		not_ok "$f"
+		echo "$out" | sed 's/^/# /'
+	else
+		ok "$f"
+		[ -z "$out" ] || echo "$out" | sed 's/^/#   /'
+	fi
+done
+ktap_finish

@@ -1,0 +1,344 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# klptop and its BPF counters.  With klptop --json attached: after exactly
+# N calls the counter of the winning (function, id) pair grew by exactly N
+# and every other pair by 0 -- single patch, two stacked, top disabled,
+# three stacked with disables in the middle, on top and at the bottom,
+# nothing enabled, and patches waiting for their module; a winner switch
+# in the middle of a call stream loses no call and never lets the original
+# run; klptop's JSON reports the new stack in its first interval after
+# every transition, and the same totals as the map.
+# klp-timeout: 420
+. "$(dirname "$0")/../lib.sh"
+ktap_start "klptop: BPF redirection counters and --json"
+
+T=/tmp/klptop-40
+mkdir -p "$T"
+KT_JSON=$T/klptop.json
+KT_PID=
+KT_MAP=
+TGT=klp_test_target
+
+bail() {
+	not_ok "$1"
+	ktap_finish
+}
+
+cleanup() {
+	[ -n "$KT_PID" ] && kill "$KT_PID" 2>/dev/null
+	[ -e "$T/stop" ] || touch "$T/stop"
+}
+trap cleanup EXIT
+
+# --- klptop --json in the background ---------------------------------------
+
+kt_lines() {
+	wc -l < "$KT_JSON"
+}
+
+# kt_wait N: until klptop has written N complete lines (at most ~20 s)
+kt_wait() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[ "$(kt_lines)" -ge "$1" ] && return 0
+		kill -0 "$KT_PID" 2>/dev/null || return 1
+		sleep 0.2
+	done
+	return 1
+}
+
+kt_line() {
+	sed -n "$1p" "$KT_JSON"
+}
+
+# kt_ts LINE: the end of a JSON object's interval, in microseconds
+kt_ts() {
+	local ts=${1#*\"timestamp\":}
+	ts=${ts%%,*}
+	echo "${ts/./}"
+}
+
+# kt_after: the first JSON object of an interval that ended after now.
+# Events and counters are taken in at the end of each interval, so that
+# object shows everything done before this call.
+kt_after() {
+	local t0 i tries line
+	t0=$(date +%s%6N)
+	i=$(kt_lines)
+	[ "$i" -ge 1 ] || i=1
+	for ((tries = 0; tries < 100; tries++)); do
+		while [ "$i" -le "$(kt_lines)" ]; do
+			line=$(kt_line "$i")
+			if [ "$(kt_ts "$line")" -gt "$t0" ]; then
+				echo "$line"
+				return 0
+			fi
+			i=$((i + 1))
+		done
+		kill -0 "$KT_PID" 2>/dev/null || return 1
+		sleep 0.2
+	done
+	return 1
+}
+
+# kt_stack LINE FUNC: "winner|stack,...|id,..." of FUNC in a JSON object
+kt_stack() {
+	jq -r --arg f "$2" '.rows[] | select(.function == $f) |
+		"\(.winner // "-")|\(.stack | join(","))|\(.ids | map(tostring) | join(","))"' <<< "$1"
+}
+
+# --- the model ----------------------------------------------------------------
+
+# stack_of "3 1": the expected kt_stack of klp_target_FN for patches 3 over 1
+stack_of() {	# stack_of FN NUMS...
+	local fn=$1 names="" ids="" n
+	shift
+	for n in "$@"; do
+		names+="${names:+,}klp_test_p$n"
+		ids+="${ids:+,}$(func_attr klp_test_p$n $TGT klp_target_$fn id)"
+	done
+	if [ $# = 0 ]; then echo "-||"; else echo "klp_test_p$1|$names|$ids"; fi
+}
+
+# after WHAT NUMS...: a transition just happened; sysfs and klptop's first
+# interval after it show the stack NUMS (winner first) on both functions
+after() {
+	local what=$1 line fn want got
+	shift
+	want=""
+	got=""
+	for fn in a b; do
+		want+="$fn=$(stack_of $fn "$@") "
+	done
+	line=$(kt_after) || { not_ok "$what: klptop reports an interval after it"; return; }
+	for fn in a b; do
+		got+="$fn=$(kt_stack "$line" klp_target_$fn) "
+	done
+	assert_eq "$what: klptop's first interval after it shows the new stack" "$want" "$got"
+}
+
+# bpf_counts: "old_addr id hits" for every pair of klptop's map, summed
+# over CPUs; old_addr from the raw key bytes (jq numbers are doubles)
+bpf_counts() {
+	bpftool map dump id "$KT_MAP" -j | jq -r '.[] |
+		"\(.key[0:8] | reverse | map(ltrimstr("0x")) | join("")) \(.formatted.key.id) \([.formatted.values[].value] | add)"' |
+		sort
+}
+
+addr_of() {	# addr_of FN: old_addr of klp_target_FN as in the map key
+	local a
+	a=$(func_attr klp_test_p1 $TGT klp_target_$1 old_addr)
+	a=${a#0x}
+	printf '%s%s\n' "$(printf '%*s' $((16 - ${#a})) '' | tr ' ' 0)" "$a"
+}
+
+# count WHAT WIN NA NB: NA calls of klp_target_a and NB of klp_target_b
+# with patch WIN winning both (0: none, the originals run).  Exactly NA
+# and NB land on WIN's pairs, every other pair stays, and klptop reports
+# the map's totals per id.
+count() {
+	local what=$1 win=$2 na=$3 nb=$4
+	local va vb ea eb want got line
+	ea=$(entered a)
+	eb=$(entered b)
+	bpf_counts > "$T/before"
+	va=$(target_call a "$na")
+	vb=$(target_call b "$nb")
+	bpf_counts > "$T/after"
+	if [ "$win" = 0 ]; then
+		want="100 200"
+	else
+		want="$((win * 1000 + 1)) $((win * 1000 + 2))"
+	fi
+	assert_eq "$what: the calls return the winner's values" "$want" "$va $vb"
+
+	got=$(awk 'FILENAME == ARGV[1] { old[$1 " " $2] = $3; next }
+		   { d = $3 - old[$1 " " $2]; if (d) print $1, $2, d }' \
+		  "$T/before" "$T/after" | sort)
+	want=""
+	if [ "$win" != 0 ]; then
+		want=$(printf '%s %s %s\n%s %s %s\n' \
+			"$(addr_of a)" "$(func_attr klp_test_p$win $TGT klp_target_a id)" "$na" \
+			"$(addr_of b)" "$(func_attr klp_test_p$win $TGT klp_target_b id)" "$nb" | sort)
+	fi
+	assert_eq "$what: BPF counters grew by exactly $na/$nb on the winner's pairs, 0 on every other" \
+		"$want" "$got"
+	if [ "$win" = 0 ]; then
+		want="$((ea + na)) $((eb + nb))"
+	else
+		want="$ea $eb"
+	fi
+	assert_eq "$what: original bodies entered" "$want" "$(entered a) $(entered b)"
+
+	line=$(kt_after) || { not_ok "$what: klptop reports an interval after the calls"; return; }
+	want=$(awk '{ s[$2] += $3 } END { for (i in s) print i, s[i] }' "$T/after" | sort -n)
+	got=$(jq -r '.rows[] | select(.object == "klp_test_target") | .funcs[] |
+		select(.hits_total > 0) | "\(.id) \(.hits_total)"' <<< "$line" | sort -n)
+	assert_eq "$what: klptop's hits_total per id equal the map's" "$want" "$got"
+}
+
+# --- errors before anything is loaded -------------------------------------
+
+out=$("$KLP_BIN/klptop" --once 2>&1)
+rc=$?
+assert_eq "no core: klptop exits 1 naming $KLP_SYSFS" \
+	"1 1" "$rc $(grep -c "klp core is not loaded ($KLP_SYSFS missing)" <<< "$out")"
+out=$("$KLP_BIN/klptop" -s bogus 2>&1)
+rc=$?
+assert_eq "bad sort key: usage error" "64 1" "$rc $(grep -c 'invalid sort: bogus' <<< "$out")"
+
+klp_insmod klp || bail "core loads"
+klp_insmod $TGT || bail "target loads"
+
+if command -v setpriv > /dev/null; then
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$KLP_BIN/klptop" --once 2>&1)
+	rc=$?
+	assert_eq "unprivileged: klptop exits 1 asking for root or CAP_BPF/CAP_PERFMON" \
+		"1 1" "$rc $(grep -c 'needs root, or CAP_BPF and CAP_PERFMON' <<< "$out")"
+else
+	skip "unprivileged: klptop asks for CAP_BPF/CAP_PERFMON" "no setpriv"
+fi
+
+"$KLP_BIN/klptop" --json 1 > "$KT_JSON" 2> "$T/klptop.err" &
+KT_PID=$!
+kt_wait 1 || bail "klptop --json starts (stderr: $(cat "$T/klptop.err"))"
+for id in $(bpftool prog show -j | jq '.[] | select(.name == "klptop_redirect") | .map_ids[]'); do
+	[ "$(bpftool map show id "$id" -j | jq -r .name)" = hits ] && KT_MAP=$id
+done
+[ -n "$KT_MAP" ] || bail "klptop's hits map is found"
+ok "klptop attached, hits map id $KT_MAP"
+assert_eq "no patch yet: klptop shows no rows" 0 "$(kt_line 1 | jq '.rows | length')"
+
+# --- single patch, stacked, top disabled -----------------------------------
+
+klp_insmod klp_test_p1 || bail "p1 loads"
+after "p1 loaded" 1
+count "p1 alone" 1 5000 3000
+
+klp_insmod klp_test_p2 || bail "p2 loads"
+after "p2 loaded on p1" 2 1
+count "p2 on p1" 2 5000 3000
+
+set_enabled klp_test_p2 0 || not_ok "disable p2"
+after "p2 disabled" 1
+count "p2 disabled, p1 again" 1 5000 3000
+
+# --- three stacked, disabled in the middle, on top, at the bottom ------------
+
+klp_insmod klp_test_p3 || bail "p3 loads"
+after "p3 loaded on p1" 3 1
+set_enabled klp_test_p2 1 || not_ok "enable p2"
+after "p2 enabled on p3, p1" 2 3 1
+count "three stacked" 2 5000 3000
+
+line=$("$KLP_BIN/klptop" --json --once 2> "$T/once.err")
+assert_eq "a second klptop --once reads the same stack from sysfs" \
+	"$(stack_of a 2 3 1)" "$(kt_stack "$line" klp_target_a)"
+
+set_enabled klp_test_p3 0 || not_ok "disable p3"
+after "p3 disabled in the middle" 2 1
+count "p3 gone from the middle" 2 5000 3000
+set_enabled klp_test_p2 0 || not_ok "disable p2"
+after "p2 disabled on top" 1
+set_enabled klp_test_p1 0 || not_ok "disable p1"
+after "p1 disabled, nothing left" 
+count "nothing enabled" 0 5000 3000
+
+set_enabled klp_test_p3 1 || not_ok "enable p3"
+set_enabled klp_test_p1 1 || not_ok "enable p1"
+after "p3 then p1 enabled: the last enabled wins" 1 3
+count "p1 on p3" 1 5000 3000
+
+# --- patches waiting for their module ---------------------------------------
+
+rmmod $TGT || bail "target unloads"
+after "target unloaded: every stack empty"
+assert_eq "target unloaded: no func patched" "0 0 0" \
+	"$(func_attr klp_test_p1 $TGT klp_target_a patched) $(func_attr klp_test_p3 $TGT klp_target_a patched) $(func_attr klp_test_p1 $TGT klp_target_a stack_depth)"
+set_enabled klp_test_p2 1 || not_ok "enable p2 without its module"
+klp_insmod $TGT || bail "target loads again"
+after "target loaded: applied in registration order, the last registered wins" 3 2 1
+count "after the module came back" 3 5000 3000
+
+# --- a switch in the middle of a call stream --------------------------------
+
+set_enabled klp_test_p3 0 || not_ok "disable p3"
+set_enabled klp_test_p2 0 || not_ok "disable p2"
+after "back to p1 alone" 1
+
+# wait_progress N: until the stream has made N call loops (at most ~60 s)
+wait_progress() {
+	local i
+	for ((i = 0; i < 300; i++)); do
+		[ "$(cat "$T/progress" 2>/dev/null || echo 0)" -ge "$1" ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+ea=$(entered a)
+bpf_counts > "$T/before"
+rm -f "$T/stop" "$T/progress" "$T/chunks"
+(
+	n=0
+	while [ ! -e "$T/stop" ]; do
+		echo "a 2000" > "$KLP_TARGET/call" || break
+		n=$((n + 1))
+		echo "$n" > "$T/progress"
+	done
+	echo "$n" > "$T/chunks"
+) &
+stream=$!
+wait_progress 3 || not_ok "stream runs"
+set_enabled klp_test_p2 1 || not_ok "enable p2 during the stream"
+wait_progress $(($(cat "$T/progress") + 3)) || not_ok "stream goes on"
+touch "$T/stop"
+wait "$stream"
+calls=$(($(cat "$T/chunks") * 2000))
+bpf_counts > "$T/after"
+delta() {	# delta PATCH: growth of PATCH's klp_target_a pair
+	local key
+	key="$(addr_of a) $(func_attr "$1" $TGT klp_target_a id)"
+	awk -v k="$key" 'FILENAME == ARGV[1] { if ($1 " " $2 == k) o = $3; next }
+			 $1 " " $2 == k { print $3 - o; exit }' "$T/before" "$T/after"
+}
+h1=$(delta klp_test_p1)
+h2=$(delta klp_test_p2)
+diag "stream: $calls calls, p1 $h1, p2 $h2"
+assert_eq "stream: hits(p1) + hits(p2) == calls made" "$calls" "$((h1 + h2))"
+check "stream: both patches got calls (the switch came mid-stream)" [ "${h1:-0}" -gt 0 -a "${h2:-0}" -gt 0 ]
+assert_eq "stream: the original klp_target_a never ran" "$ea" "$(entered a)"
+after "p2 enabled during the stream" 2 1
+count "after the stream" 2 5000 3000
+
+# --- the transition log and the summary ---------------------------------------
+
+head -n "$(kt_lines)" "$KT_JSON" | jq -r '.transitions[].text' > "$T/transitions"
+for t in \
+	"patch klp_test_p1 registered" \
+	"patch klp_test_p1 enabled: klp_target_a now -> klp_test_p1 (depth 1)" \
+	"patch klp_test_p2 enabled: klp_target_a now -> klp_test_p2 (depth 2)" \
+	"patch klp_test_p2 disabled: klp_target_b now -> klp_test_p1 (depth 1)" \
+	"patch klp_test_p3 disabled: klp_target_a now -> klp_test_p2 (depth 2)" \
+	"patch klp_test_p1 disabled: klp_target_a now -> original (depth 0)" \
+	"patch klp_test_p1 reverted, module klp_test_target going: klp_target_a now -> klp_test_p3 (depth 1)" \
+	"patch klp_test_p2 deferred: module klp_test_target not loaded" \
+	"patch klp_test_p3 applied to module klp_test_target: klp_target_a now -> klp_test_p3 (depth 3)"; do
+	check "transition logged: $t" grep -qxF "$t" "$T/transitions"
+done
+line=$(kt_after)
+assert_eq "summary: 3 patches, 2 enabled, 1 disabled, 2 functions patched" "3 2 1 2" \
+	"$(jq -r '.summary | "\(.patches) \(.enabled) \(.disabled) \(.functions)"' <<< "$line")"
+assert_eq "nothing lost" "0 0" "$(jq -r '.summary | "\(.lost_hits) \(.lost_events)"' <<< "$line")"
+
+kill -TERM "$KT_PID"
+wait "$KT_PID"
+rc=$?
+KT_PID=
+assert_eq "SIGTERM ends klptop cleanly" 0 "$rc"
+assert_eq "klptop wrote nothing to stderr" "" "$(cat "$T/klptop.err")"
+assert_eq "klptop --json 1 2 prints two objects and exits" 2 \
+	"$("$KLP_BIN/klptop" --json 1 2 | jq -c .summary | wc -l)"
+
+ktap_finish

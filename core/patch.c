@@ -107,6 +107,16 @@ static void klp_trace_stack_change(struct klp_func *func, struct klp_ops *ops,
 				   func->id, depth, winner, winner_id);
 }
 
+/*
+ * Emptying the filter still leaves its hash allocated on the ftrace_ops:
+ * free it with the ops, or every load/unload cycle leaks it.
+ */
+static void klp_free_ops(struct klp_ops *ops)
+{
+	ftrace_free_filter(&ops->fops);
+	kfree(ops);
+}
+
 /* Pop func off its stack; unregister the ftrace_ops with the last one. */
 void klp_unpatch_func(struct klp_func *func)
 {
@@ -127,7 +137,7 @@ void klp_unpatch_func(struct klp_func *func)
 		WARN_ON(ftrace_set_filter_ip(&ops->fops, ftrace_loc, 1, 0));
 		list_del_rcu(&func->stack_node);
 		hash_del(&ops->node);
-		kfree(ops);
+		klp_free_ops(ops);
 		ops = NULL;
 	} else {
 		list_del_rcu(&func->stack_node);
@@ -219,7 +229,7 @@ int klp_patch_func(struct klp_func *func)
 		ret = klp_register_ops(ops, func);
 		if (ret) {
 			list_del_rcu(&func->stack_node);
-			kfree(ops);
+			klp_free_ops(ops);
 			return ret;
 		}
 		hash_add(klp_ops_table, &ops->node, ops->old_addr);

@@ -119,8 +119,9 @@ if [ "$interactive" = 1 ]; then
 	stty sane 2>/dev/null
 else
 	timeout -s KILL "$timeout_s" "${qemu[@]}" < /dev/null 2>&1 |
-		tr -d '\r' | tee "$res/console" |
-		awk '/klp-guest: running/ { on = 1; next } on && !/reboot: Power down|sysrq: Power Off/'
+		sed -u 's/\r$//' | tee "$res/console" |
+		awk '/klp-guest: running/ { on = 1; next }
+		     on && !/reboot: Power down|sysrq: Power Off/ { print; fflush() }'
 	qrc=${PIPESTATUS[0]}
 fi
 

@@ -9,6 +9,8 @@
  *              don't drown the call cost); read: "<value> <ns>" of the last
  *              call loop (value of its last call, loop duration)
  *   entered    read: "a <n>\nb <n>\nc <n>" original-body entries
+ *   values     read: "<value> <n>" per distinct value the call loops got
+ *              since the last write to it (any write clears it)
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -45,6 +47,25 @@ static DEFINE_MUTEX(klp_target_last_lock);
 static int klp_target_last_value;
 static u64 klp_target_last_ns;
 
+/* Which values the call loops saw, and how often (klp_target_last_lock). */
+#define KLP_TARGET_VALUES 16
+static struct { int value; u64 n; } klp_target_values[KLP_TARGET_VALUES];
+static u64 klp_target_values_lost;
+
+static void klp_target_count_value(int value, u64 n)
+{
+	int i;
+
+	for (i = 0; i < KLP_TARGET_VALUES; i++) {
+		if (!klp_target_values[i].n || klp_target_values[i].value == value) {
+			klp_target_values[i].value = value;
+			klp_target_values[i].n += n;
+			return;
+		}
+	}
+	klp_target_values_lost += n;
+}
+
 static ssize_t klp_target_fn_read(struct file *file, char __user *ubuf,
 				  size_t count, loff_t *ppos)
 {
@@ -79,6 +100,7 @@ static ssize_t klp_target_call_write(struct file *file,
 	unsigned long n, i;
 	int (*fn)(void);
 	int value = 0;
+	u64 run = 0;
 	u64 t0, t1;
 
 	if (count >= sizeof(buf))
@@ -92,13 +114,25 @@ static ssize_t klp_target_call_write(struct file *file,
 	fn = klp_target_fns[name - 'a'];
 	t0 = ktime_get_ns();
 	for (i = 0; i < n; i++) {
-		value = fn();
+		int v = fn();
+
+		/* runs of one value are counted locally, merged under the lock */
+		if (i && v != value) {
+			mutex_lock(&klp_target_last_lock);
+			klp_target_count_value(value, run);
+			mutex_unlock(&klp_target_last_lock);
+			run = 0;
+		}
+		value = v;
+		run++;
 		if (!(i & 0xffff))
 			cond_resched();
 	}
 	t1 = ktime_get_ns();
 
 	mutex_lock(&klp_target_last_lock);
+	if (run)
+		klp_target_count_value(value, run);
 	klp_target_last_value = value;
 	klp_target_last_ns = t1 - t0;
 	mutex_unlock(&klp_target_last_lock);
@@ -136,6 +170,45 @@ static int klp_target_entered_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(klp_target_entered);
 
+static int klp_target_values_show(struct seq_file *m, void *v)
+{
+	int i;
+
+	mutex_lock(&klp_target_last_lock);
+	for (i = 0; i < KLP_TARGET_VALUES && klp_target_values[i].n; i++)
+		seq_printf(m, "%d %llu\n", klp_target_values[i].value,
+			   klp_target_values[i].n);
+	if (klp_target_values_lost)
+		seq_printf(m, "lost %llu\n", klp_target_values_lost);
+	mutex_unlock(&klp_target_last_lock);
+	return 0;
+}
+
+static int klp_target_values_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, klp_target_values_show, NULL);
+}
+
+static ssize_t klp_target_values_write(struct file *file,
+				       const char __user *ubuf, size_t count,
+				       loff_t *ppos)
+{
+	mutex_lock(&klp_target_last_lock);
+	memset(klp_target_values, 0, sizeof(klp_target_values));
+	klp_target_values_lost = 0;
+	mutex_unlock(&klp_target_last_lock);
+	return count;
+}
+
+static const struct file_operations klp_target_values_fops = {
+	.owner = THIS_MODULE,
+	.open = klp_target_values_open,
+	.read = seq_read,
+	.write = klp_target_values_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
 static struct dentry *klp_target_dir;
 
 static int __init klp_target_init(void)
@@ -151,6 +224,8 @@ static int __init klp_target_init(void)
 			    &klp_target_call_fops);
 	debugfs_create_file("entered", 0400, klp_target_dir, NULL,
 			    &klp_target_entered_fops);
+	debugfs_create_file("values", 0600, klp_target_dir, NULL,
+			    &klp_target_values_fops);
 	return 0;
 }
 

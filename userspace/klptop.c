@@ -34,6 +34,7 @@
 #define NSEC_PER_SEC	1000000000ULL
 #define ORPHAN_NS	NSEC_PER_SEC	/* a push/pop unexplained this long is logged alone */
 #define MAX_PENDING	256
+#define ARRAY_SIZE(x)	(sizeof(x) / sizeof((x)[0]))
 #ifndef ENOTSUPP
 #define ENOTSUPP	524		/* kernel-internal, seen by userspace */
 #endif
@@ -1244,7 +1245,7 @@ static const char *event_name(unsigned int type)
 		[KLP_EV_ENABLE_FAILED] = "enable_failed",
 	};
 
-	return type < sizeof(names) / sizeof(names[0]) && names[type] ?
+	return type < ARRAY_SIZE(names) && names[type] ?
 	       names[type] : "unknown";
 }
 

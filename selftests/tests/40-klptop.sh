@@ -4,10 +4,11 @@
 # N calls the counter of the winning (function, id) pair grew by exactly N
 # and every other pair by 0 -- single patch, two stacked, top disabled,
 # three stacked with disables in the middle, on top and at the bottom,
-# nothing enabled, and patches waiting for their module; a winner switch
-# in the middle of a call stream loses no call and never lets the original
-# run; klptop's JSON reports the new stack in its first interval after
-# every transition, and the same totals as the map.
+# nothing enabled, a refused patch rolled back, and patches waiting for
+# their module; a winner switch in the middle of a call stream loses no
+# call and never lets the original run; klptop's JSON reports the new
+# stack in its first interval after every transition, and the same totals
+# as the map.
 # klp-timeout: 420
 . "$(dirname "$0")/../lib.sh"
 ktap_start "klptop: BPF redirection counters and --json"
@@ -181,6 +182,7 @@ count() {
 
 out=$("$KLP_BIN/klptop" --once 2>&1)
 rc=$?
+diag "$out"
 assert_eq "no core: klptop exits 1 naming $KLP_SYSFS" \
 	"1 1" "$rc $(grep -c "klp core is not loaded ($KLP_SYSFS missing)" <<< "$out")"
 out=$("$KLP_BIN/klptop" -s bogus 2>&1)
@@ -194,6 +196,7 @@ if command -v setpriv > /dev/null; then
 	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups \
 		"$KLP_BIN/klptop" --once 2>&1)
 	rc=$?
+	diag "$(tail -n 1 <<< "$out")"
 	assert_eq "unprivileged: klptop exits 1 asking for root or CAP_BPF/CAP_PERFMON" \
 		"1 1" "$rc $(grep -c 'needs root, or CAP_BPF and CAP_PERFMON' <<< "$out")"
 else
@@ -223,6 +226,32 @@ count "p2 on p1" 2 5000 3000
 set_enabled klp_test_p2 0 || not_ok "disable p2"
 after "p2 disabled" 1
 count "p2 disabled, p1 again" 1 5000 3000
+
+# --- an enable that fails and rolls back -----------------------------------
+
+# The builtin livepatch takes klp_target_c; a patch of klp_target_a and _c
+# then pushes on a, fails on c, pops a again and unregisters.
+BUILTIN=/sys/kernel/livepatch/klp_test_builtin
+wait_builtin() {	# until the builtin patch is out of transition or gone
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[ ! -e $BUILTIN ] || [ "$(cat $BUILTIN/transition 2>/dev/null)" = 0 ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+if klp_insmod klp_test_builtin func=klp_target_c && wait_builtin; then
+	check "a patch on the builtin's klp_target_c is refused" \
+		eval '! klp_insmod klp_test_probe objname=$TGT funcs=klp_target_a,klp_target_c'
+	after "refused patch rolled back" 1
+	count "after the refused patch" 1 5000 3000
+	echo 0 > $BUILTIN/enabled
+	wait_builtin
+	for ((i = 0; i < 50; i++)); do rmmod klp_test_builtin 2>/dev/null && break; sleep 0.1; done
+	check "builtin patch removed again" test ! -e $BUILTIN
+else
+	not_ok "builtin patch on klp_target_c loads"
+fi
 
 # --- three stacked, disabled in the middle, on top, at the bottom ------------
 
@@ -267,11 +296,17 @@ set_enabled klp_test_p3 0 || not_ok "disable p3"
 set_enabled klp_test_p2 0 || not_ok "disable p2"
 after "back to p1 alone" 1
 
+progress() {	# call loops the stream has made so far
+	local n
+	n=$(cat "$T/progress" 2>/dev/null)
+	echo "${n:-0}"
+}
+
 # wait_progress N: until the stream has made N call loops (at most ~60 s)
 wait_progress() {
 	local i
 	for ((i = 0; i < 300; i++)); do
-		[ "$(cat "$T/progress" 2>/dev/null || echo 0)" -ge "$1" ] && return 0
+		[ "$(progress)" -ge "$1" ] && return 0
 		sleep 0.2
 	done
 	return 1
@@ -292,7 +327,7 @@ rm -f "$T/stop" "$T/progress" "$T/chunks"
 stream=$!
 wait_progress 3 || not_ok "stream runs"
 set_enabled klp_test_p2 1 || not_ok "enable p2 during the stream"
-wait_progress $(($(cat "$T/progress") + 3)) || not_ok "stream goes on"
+wait_progress $(($(progress) + 3)) || not_ok "stream goes on"
 touch "$T/stop"
 wait "$stream"
 calls=$(($(cat "$T/chunks") * 2000))
@@ -324,7 +359,10 @@ for t in \
 	"patch klp_test_p1 disabled: klp_target_a now -> original (depth 0)" \
 	"patch klp_test_p1 reverted, module klp_test_target going: klp_target_a now -> klp_test_p3 (depth 1)" \
 	"patch klp_test_p2 deferred: module klp_test_target not loaded" \
-	"patch klp_test_p3 applied to module klp_test_target: klp_target_a now -> klp_test_p3 (depth 3)"; do
+	"patch klp_test_p3 applied to module klp_test_target: klp_target_a now -> klp_test_p3 (depth 3)" \
+	"patch klp_test_probe failed on klp_test_target:klp_target_c: Device or resource busy (-16)" \
+	"patch klp_test_probe enable failed: Device or resource busy (-16)" \
+	"patch klp_test_probe unregistered"; do
 	check "transition logged: $t" grep -qxF "$t" "$T/transitions"
 done
 line=$(kt_after)

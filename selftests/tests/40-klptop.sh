@@ -37,10 +37,10 @@ kt_lines() {
 	wc -l < "$KT_JSON"
 }
 
-# kt_wait N: until klptop has written N complete lines (at most ~20 s)
+# kt_wait N: until klptop has written N complete lines (at most ~40 s)
 kt_wait() {
 	local i
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < 200; i++)); do
 		[ "$(kt_lines)" -ge "$1" ] && return 0
 		kill -0 "$KT_PID" 2>/dev/null || return 1
 		sleep 0.2
@@ -67,7 +67,7 @@ kt_after() {
 	t0=$(date +%s%6N)
 	i=$(kt_lines)
 	[ "$i" -ge 1 ] || i=1
-	for ((tries = 0; tries < 100; tries++)); do
+	for ((tries = 0; tries < 200; tries++)); do
 		while [ "$i" -le "$(kt_lines)" ]; do
 			line=$(kt_line "$i")
 			if [ "$(kt_ts "$line")" -gt "$t0" ]; then

@@ -29,10 +29,10 @@ screen() {	# screen [WINDOW]: the visible pane, without its empty bottom
 		awk 'NF { for (; blank > 0; blank--) print ""; print; next } { blank++ }'
 }
 
-# wait_screen PATTERN [WINDOW]: until an egrep PATTERN shows (at most ~20 s)
+# wait_screen PATTERN [WINDOW]: until an egrep PATTERN shows (at most ~30 s)
 wait_screen() {
 	local i
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < 150; i++)); do
 		screen "${2:-}" | grep -qE -- "$1" && return 0
 		sleep 0.2
 	done
@@ -49,11 +49,11 @@ wait_refreshes() {
 	local n i t
 	for ((n = 0; n < $1; n++)); do
 		t=$(header_time)
-		for ((i = 0; i < 50; i++)); do
+		for ((i = 0; i < 100; i++)); do
 			[ "$(header_time)" != "$t" ] && break
 			sleep 0.2
 		done
-		[ "$i" -lt 50 ] || return 1
+		[ "$i" -lt 100 ] || return 1
 	done
 }
 

@@ -1,0 +1,58 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# klp-timeout: 900
+# klp-boot-args: log_buf_len=8M
+# Module churn: the target module is loaded and unloaded 200 times while
+# two patches for it are registered and enabled.  Every load must reapply
+# them in registration order, every unload revert them, and nothing may
+# leak: no ftrace_ops left, slab usage flat.
+. "$(dirname "$0")/../lib.sh"
+ktap_start "module churn: 200 loads of a patched module"
+
+ROUNDS=${KLP_CHURN_ROUNDS:-200}
+klp_insmod klp || { not_ok "core loads"; ktap_finish; }
+check "p1 registers and enables (target absent)" klp_insmod klp_test_p1
+check "p2 registers and enables (target absent)" klp_insmod klp_test_p2
+
+# Slab objects in use, summed over the general kmalloc caches.
+slab_in_use() {
+	awk '/^kmalloc-[0-9k]+ / { s += $2 * 1 } END { print s }' /proc/slabinfo
+}
+
+churn() {	# churn N: load/check/unload N times; prints the failed rounds
+	local i bad=0
+	for ((i = 0; i < $1; i++)); do
+		klp_insmod klp_test_target || { bad=$((bad + 1)); continue; }
+		[ "$(target a) $(target b)" = "2001 2002" ] || bad=$((bad + 1))
+		rmmod klp_test_target || bad=$((bad + 1))
+	done
+	echo $bad
+}
+
+# Warm up caches (first loads allocate lasting things: module sysfs, ...).
+assert_eq "warm-up rounds" 0 "$(churn 10)"
+sync; echo 3 > /proc/sys/vm/drop_caches
+slab0=$(slab_in_use)
+log0=$(dmesg | wc -l)
+t0=$(date +%s)
+assert_eq "$ROUNDS rounds: p2 wins on every load, unload reverts" 0 "$(churn "$ROUNDS")"
+diag "$ROUNDS rounds in $(( $(date +%s) - t0 )) s"
+sync; echo 3 > /proc/sys/vm/drop_caches
+slab1=$(slab_in_use)
+diag "kmalloc objects in use: $slab0 before, $slab1 after"
+
+newlog() { dmesg | tail -n +$((log0 + 1)); }
+order=$(newlog | sed -n "s/.*applying patch '\([^']*\)' to loading module.*/\1/p" | paste -sd' ' | tr ' ' '\n' | paste -d' ' - - | sort | uniq -c | awk '{ print $1, $2, $3 }')
+assert_eq "reapplied in registration order on every load" "$ROUNDS klp_test_p1 klp_test_p2" "$order"
+assert_eq "reverted on every unload" "$((2 * ROUNDS))" "$(newlog | grep -c "reverting patch '.*' on unloading module 'klp_test_target'")"
+check "no ftrace_ops left for the target" eval "! grep -q '^klp_target_' $TRACEFS/enabled_functions"
+check "no func_stack left (debugfs stacks empty)" test ! -s /sys/kernel/debug/klp/stacks
+# A leak of one object per load/unload would show as >= ROUNDS.
+check "kmalloc objects in use grew by less than $((ROUNDS / 2))" test $((slab1 - slab0)) -lt $((ROUNDS / 2))
+if [ -e /sys/kernel/debug/kmemleak ]; then
+	echo scan > /sys/kernel/debug/kmemleak
+	assert_eq "kmemleak finds nothing" "" "$(grep -A5 klp /sys/kernel/debug/kmemleak)"
+else
+	diag "no kmemleak in this kernel (CONFIG_DEBUG_KMEMLEAK off): slab counts only"
+fi
+ktap_finish

@@ -188,6 +188,11 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 't':
 		env.duration = parse_positive(arg, "duration", state);
+		/* keeps the deadline in nanoseconds from overflowing */
+		if (env.duration > INT_MAX) {
+			fprintf(stderr, "klp-trace: duration too long: %s\n", arg);
+			argp_usage(state);
+		}
 		break;
 	case 'h':
 		argp_state_help(state, stderr, ARGP_HELP_STD_HELP);
@@ -726,10 +731,19 @@ static int handle_record(struct tep_event *event, struct tep_record *rec,
 
 /* --- setup and teardown ------------------------------------------------ */
 
+/* Whether the core's events are in tracefs: they go with klp.ko. */
+static bool klp_events_exist(void)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/events/%s", tracefs_tracing_dir(),
+		 KLP_SYSTEM);
+	return !access(path, F_OK);
+}
+
 static int check_tracefs(void)
 {
 	const char *dir = NULL;
-	char path[PATH_MAX];
 
 	if (geteuid()) {
 		fprintf(stderr, "klp-trace: must be run as root (it creates a tracefs instance)\n");
@@ -739,11 +753,9 @@ static int check_tracefs(void)
 		fprintf(stderr, "klp-trace: tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)\n");
 		return -1;
 	}
-	dir = tracefs_tracing_dir();
-	snprintf(path, sizeof(path), "%s/events/%s", dir, KLP_SYSTEM);
-	if (access(path, F_OK)) {
-		fprintf(stderr, "klp-trace: no %s: is the klp core loaded? (insmod core/klp.ko)\n",
-			path);
+	if (!klp_events_exist()) {
+		fprintf(stderr, "klp-trace: no %s/events/%s: is the klp core loaded? (insmod core/klp.ko)\n",
+			tracefs_tracing_dir(), KLP_SYSTEM);
 		return -1;
 	}
 	return 0;
@@ -794,7 +806,8 @@ static void cleanup(void)
 	for (i = 0; i < nr_evs; i++) {
 		if (evs[i].enabled &&
 		    tracefs_event_disable(instance, KLP_SYSTEM,
-					  evs[i].event->name))
+					  evs[i].event->name) &&
+		    klp_events_exist())
 			fprintf(stderr, "klp-trace: cannot disable %s:%s\n",
 				KLP_SYSTEM, evs[i].event->name);
 		free(evs[i].fields);

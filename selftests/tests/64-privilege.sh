@@ -1,0 +1,32 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Privilege: only root may change a patch or read addresses; an
+# unprivileged klptop says what it needs and exits non-zero.
+. "$(dirname "$0")/../lib.sh"
+ktap_start "privilege"
+
+klp_insmod klp || { not_ok "core loads"; ktap_finish; }
+klp_insmod livepatch-sample || { not_ok "sample loads"; ktap_finish; }
+nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$@"; }
+f=$KLP_SYSFS/livepatch_sample/enabled
+fn=$KLP_SYSFS/livepatch_sample/vmlinux/cmdline_proc_show
+
+assert_eq "enabled is root-writable only" "644 root" "$(stat -c '%a %U' $f)"
+check "unprivileged write to enabled refused" eval "! nobody sh -c 'echo 0 > $f' 2>/dev/null"
+assert_eq "still enabled after the refused write" "1 this has been live patched" "$(cat $f) $(cat /proc/cmdline)"
+check "unprivileged read of enabled works" nobody cat $f
+check "unprivileged read of a function id works" nobody cat $fn/id
+assert_eq "old_addr and new_func are root-only" "400 400" "$(stat -c '%a' $fn/old_addr) $(stat -c '%a' $fn/new_func)"
+check "unprivileged read of old_addr refused" eval "! nobody cat $fn/old_addr 2>/dev/null"
+assert_eq "fault injection knob is root-only" 600 "$(stat -c '%a' /sys/module/klp/parameters/fault_inject)"
+
+if [ -x "$KLP_BIN/klptop" ]; then
+	out=$(cd /tmp && nobody "$KLP_BIN/klptop" --once 2>&1)
+	rc=$?
+	check "unprivileged klptop exits non-zero" test $rc != 0
+	check "unprivileged klptop names the capability it needs" eval 'echo "$out" | grep -qE "CAP_BPF|root"'
+	diag "klptop said: $(echo "$out" | head -n 2)"
+else
+	not_ok "klptop is built"
+fi
+ktap_finish

@@ -1,0 +1,582 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# bench/guest.sh - the benchmarks, inside the guest (bench/run.sh boots it
+# with selftests/guest/boot.sh).  Everything is measured side by side in
+# this one boot; configurations are interleaved within every round and
+# their order rotates from round to round, so that drift of the emulated
+# CPU hits all of them alike.
+#
+# Usage: bench/guest.sh [full|quick]
+#
+# Output, one record a line (bench/run.sh parses it; only stdout comes back
+# from the guest):
+#   B|<section>|<metric>|<config>|<round>|<value>|<unit>   one sample
+#   I|<key>|<value>                                        context
+#   E|<message>                                            something failed
+#   # ...                                                  progress
+#
+# Sections:
+#   redirect  per-call cost of klp_target_a, from the kernel loop of
+#             klp_test_target ("a N" > call) and from userspace (pread()s
+#             of bench_caller's file, each one call), for: unpatched,
+#             builtin (the builtin livepatch), ours (klp, tracepoints off),
+#             ours_klptop (klptop's BPF counters attached), ours_perf
+#             (perf stat -e 'klp:*' -a counting).  Measurements are single
+#             threaded on CPU 0, and a tracer is attached only while the
+#             patch stays put: attach, measure, detach, then switch.
+#   switch    one function: enable, stack a second patch on top, remove it,
+#             disable; until the write (or insmod) returns, until this task
+#             and a task spinning on CPU 1 see the new winner, and until the
+#             builtin's transition completes.
+#   scale     one patch of N functions (bench/gen-scale.sh): register,
+#             enable, disable, for both cores (builtin: until its transition
+#             is over); per-function intervals from kprobes on
+#             register_/unregister_ftrace_function and the time spent in
+#             synchronize_rcu_tasks*().
+#   klptop    klptop's own CPU (utime+stime) per 1 s interval and memory
+#             with the 1000 functions patched, busy and idle.
+set -u
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+
+top=${KLP_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
+cd "$top" || exit 1
+MOD=$top/build/bench/mod
+BIN=$top/build/bench/bin
+KLPTOP=$top/build/bin/klptop
+KS=/sys/kernel/klp
+KL=/sys/kernel/livepatch
+TGT=/sys/kernel/debug/klp_target
+CALLER=/sys/kernel/debug/klp_bench/a
+TR=/sys/kernel/tracing
+T=/tmp/klp-bench
+mkdir -p "$T"
+
+out() {	# out SECTION METRIC CONFIG ROUND VALUE UNIT
+	echo "B|$1|$2|$3|$4|$5|$6"
+}
+
+info() {
+	echo "I|$1|$2"
+}
+
+err() {
+	echo "E|$*"
+}
+
+now_ns() {
+	date +%s%N
+}
+
+ns_to_ms() {
+	awk -v v="$1" 'BEGIN { printf "%.3f", v / 1e6 }'
+}
+
+# switchlat output "write=.. same=.. other=.. trans=.." into variables
+parse_sl() {
+	local kv
+	sl_write=-1 sl_same=-1 sl_other=-1 sl_trans=-1
+	for kv in $1; do
+		case $kv in
+		write=*) sl_write=${kv#write=} ;;
+		same=*) sl_same=${kv#same=} ;;
+		other=*) sl_other=${kv#other=} ;;
+		trans=*) sl_trans=${kv#trans=} ;;
+		esac
+	done
+}
+
+# rmmod_retry MOD: a disabled builtin patch is freed asynchronously
+rmmod_retry() {
+	local i
+	for i in $(seq 200); do
+		rmmod "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	err "cannot rmmod $1"
+	return 1
+}
+
+# bi_gone NAME: until the builtin patch NAME is disabled and freed
+bi_gone() {
+	local i
+	for i in $(seq 6000); do
+		[ -e "$KL/$1" ] || return 0
+		sleep 0.1
+	done
+	err "builtin patch $1 still present"
+	return 1
+}
+
+# bi_settled NAME: until the builtin patch's transition is over
+bi_settled() {
+	local i
+	for i in $(seq 6000); do
+		[ "$(cat "$KL/$1/transition" 2>/dev/null)" = 1 ] || return 0
+		sleep 0.1
+	done
+	err "builtin patch $1 stuck in transition"
+	return 1
+}
+
+bi_load() {	# bi_load MODULE
+	insmod "$MOD/$1.ko" || { err "insmod $1"; return 1; }
+	bi_settled "$1"
+}
+
+bi_unload() {	# bi_unload MODULE
+	if [ -e "$KL/$1/enabled" ]; then
+		echo 0 > "$KL/$1/enabled" || err "disable $1"
+	fi
+	bi_gone "$1" && rmmod_retry "$1"
+}
+
+ours_set() {	# ours_set PATCH 0|1
+	echo "$2" > "$KS/$1/enabled" || err "ours_set $1 $2"
+}
+
+# measure CONFIG ROUND EXPECT: both loops, single threaded on CPU 0, the
+# best of REPS runs of each (interference only ever adds time)
+measure() {
+	local v ns i best=
+	for ((i = 0; i < REPS; i++)); do
+		taskset -c 0 sh -c "echo 'a $NK' > $TGT/call"
+		read -r v ns < "$TGT/call"
+		[ "$v" = "$3" ] || err "$1 round $2: kernel loop got $v, not $3"
+		[ -z "$best" ] || [ "$ns" -lt "$best" ] && best=$ns
+	done
+	out redirect kernel_ns "$1" "$2" "$(awk -v ns="$best" 'BEGIN { printf "%.2f", ns / ENVIRON["NK"] }')" ns
+	best=
+	for ((i = 0; i < REPS; i++)); do
+		set -- "${@:1:3}" $(taskset -c 0 "$BIN/callloop" "$CALLER" "$NU")
+		[ "${5:-}" = "$3" ] || err "$1 round $2: pread loop got ${5:-}, not $3"
+		[ -z "$best" ] || awk -v a="$4" -v b="$best" 'BEGIN { exit !(a < b) }' && best=$4
+	done
+	out redirect user_ns "$1" "$2" "$best" ns
+}
+
+# perf stat runs this script again around the two loops
+if [ "${1:-}" = inner-measure ]; then
+	shift
+	measure "$@"
+	exit 0
+fi
+
+mode=${1:-full}
+case $mode in
+full)
+	RR=9			# redirect rounds
+	RS=9			# switch rounds
+	SCALE="1:5 10:5 100:3 1000:1"	# N:rounds
+	KT_N=1000 KT_SECS=10
+	REPS=3			# a loop figure is the best of REPS runs
+	KT_TARGET_S=0.03	# one kernel loop, unpatched, seconds
+	UT_TARGET_S=0.05	# one userspace loop, unpatched, seconds
+	;;
+quick)
+	RR=2 RS=2 SCALE="1:2 10:1 100:1" KT_N=100 KT_SECS=3
+	REPS=2 KT_TARGET_S=0.02 UT_TARGET_S=0.02
+	;;
+*)
+	echo "usage: $0 [full|quick]" >&2
+	exit 2
+	;;
+esac
+
+# --- setup ------------------------------------------------------------------
+
+echo "# bench: setup"
+info kernel "$(uname -r)"
+info cpu "$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
+info cpus "$(nproc)"
+info mode "$mode"
+info perf "$(perf version 2>/dev/null | head -n 1)"
+clk_tck=$(getconf CLK_TCK)
+
+insmod core/klp.ko || { err "insmod klp.ko"; exit 1; }
+insmod selftests/modules/klp_test_target.ko || { err "insmod klp_test_target.ko"; exit 1; }
+addr=$(awk '$3 == "klp_target_a" && $4 == "[klp_test_target]" { print $1 }' /proc/kallsyms)
+insmod "$MOD/bench_caller.ko" fn=0x"$addr" || { err "insmod bench_caller.ko"; exit 1; }
+insmod "$MOD/bench_ours1.ko" && insmod "$MOD/bench_ours2.ko" ||
+	{ err "insmod bench_ours"; exit 1; }
+
+scale_ns=
+for nr in $SCALE; do scale_ns+=" ${nr%%:*}"; done
+info scale_n "${scale_ns# }"
+info redirect_rounds "$RR"
+info switch_rounds "$RS"
+for n in $scale_ns; do
+	insmod "$MOD/bench_s${n}_tgt.ko" || { err "insmod bench_s${n}_tgt"; exit 1; }
+done
+# Registration: once per N (a klp patch module never unloads).
+for n in $scale_ns; do
+	r=$("$BIN/switchlat" insmod "$MOD/bench_s${n}_ours.ko") ||
+		{ err "insmod bench_s${n}_ours"; exit 1; }
+	parse_sl "$r"
+	out scale register_ms "ours_$n" 1 "$(ns_to_ms "$sl_write")" ms
+done
+
+# Loop sizes from the unpatched cost, so each loop runs about *_TARGET_S.
+echo "a 100000" > "$TGT/call"
+read -r _ ns < "$TGT/call"
+NK=$(awk -v ns="$ns" -v s="$KT_TARGET_S" 'BEGIN { n = int(s * 1e9 / (ns / 100000)); print (n < 10000 ? 10000 : n) }')
+set -- $("$BIN/callloop" "$CALLER" 2000)
+[ "${3:-}" = pread ] || err "bench_caller's file is not pread()-able: $*"
+NU=$(awk -v ns="$1" -v s="$UT_TARGET_S" 'BEGIN { n = int(s * 1e9 / ns); print (n < 1000 ? 1000 : n) }')
+set -- $("$BIN/callloop" "$TGT/a" 200)
+info klp_target_a_file "$3"
+info kernel_loop_calls "$NK"
+info user_preads "$NU"
+export NK NU REPS
+
+# --- redirection cost ---------------------------------------------------------
+
+kt_lines() {
+	[ -f "$1" ] && wc -l < "$1" || echo 0
+}
+
+# wait_lines FILE N PID: until FILE has N lines (klptop attached/refreshed)
+wait_lines() {
+	local i
+	for i in $(seq 300); do
+		[ "$(kt_lines "$1")" -ge "$2" ] && return 0
+		kill -0 "$3" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+run_config() {	# run_config CONFIG ROUND
+	local cfg=$1 r=$2 pid lines hits
+	case $cfg in
+	unpatched)
+		measure "$cfg" "$r" 100
+		;;
+	builtin)
+		bi_load bench_builtin1 || return
+		measure "$cfg" "$r" 4201
+		bi_unload bench_builtin1
+		;;
+	ours)
+		ours_set bench_ours1 1
+		measure "$cfg" "$r" 4201
+		ours_set bench_ours1 0
+		;;
+	ours_klptop)
+		[ -x "$KLPTOP" ] || return
+		ours_set bench_ours1 1
+		rm -f "$T/kt.json"
+		taskset -c 1 "$KLPTOP" --json 1 > "$T/kt.json" 2> "$T/kt.err" &
+		pid=$!
+		if wait_lines "$T/kt.json" 1 "$pid"; then
+			measure "$cfg" "$r" 4201
+			lines=$(kt_lines "$T/kt.json")
+			wait_lines "$T/kt.json" $((lines + 1)) "$pid"
+		else
+			err "klptop did not start: $(head -c 300 "$T/kt.err")"
+		fi
+		kill -INT "$pid" 2>/dev/null
+		wait "$pid"
+		hits=$(grep -o '"summary":{[^}]*' "$T/kt.json" |
+			grep -o '"hits":[0-9]*' | awk -F: '{ s += $2 } END { print s + 0 }')
+		info "klptop_hits_r$r" "$hits (expected >= $((NK + NU)))"
+		[ "$hits" -ge $((NK + NU)) ] || err "klptop counted $hits calls, fewer than $((NK + NU))"
+		ours_set bench_ours1 0
+		;;
+	ours_perf)
+		ours_set bench_ours1 1
+		perf stat -e 'klp:*' -a -x, -o "$T/perf.out" -- \
+			"$0" inner-measure "$cfg" "$r" 4201
+		hits=$(awk -F, '$3 == "klp:klp_redirect" { print $1 }' "$T/perf.out")
+		info "perf_hits_r$r" "$hits (expected >= $((NK + NU)))"
+		[ "${hits:-0}" -ge $((NK + NU)) ] 2>/dev/null ||
+			err "perf counted ${hits:-nothing} klp_redirect, fewer than $((NK + NU))"
+		ours_set bench_ours1 0
+		;;
+	esac
+}
+
+configs=(unpatched builtin ours ours_klptop ours_perf)
+[ -x "$KLPTOP" ] || err "build/bin/klptop missing: ours_klptop and the klptop section are skipped"
+[ -x "$KLPTOP" ] && "$KLPTOP" -h > /dev/null 2>&1 ||
+	{ [ -x "$KLPTOP" ] && err "build/bin/klptop -h failed"; }
+
+redirect_section() {
+	local r i k nc=${#configs[@]}
+	for ((r = 1; r <= RR; r++)); do
+		echo "# redirect: round $r/$RR"
+		for ((i = 0; i < nc; i++)); do
+			k=$(((i + r - 1) % nc))
+			run_config "${configs[$k]}" "$r"
+		done
+	done
+}
+
+# --- switch latency -------------------------------------------------------------
+
+sl() {	# sl CONFIG OP ROUND EXPECT ARGS...: one switch, four figures
+	local cfg=$1 op=$2 r=$3 want=$4 res
+	shift 4
+	res=$("$BIN/switchlat" -T 120 -f "$CALLER" -v "$want" "$@") ||
+		err "switch $cfg $op round $r: $res"
+	parse_sl "$res"
+	out switch "${op}_returned_ms" "$cfg" "$r" "$(ns_to_ms "$sl_write")" ms
+	out switch "${op}_live_same_ms" "$cfg" "$r" "$(ns_to_ms "$sl_same")" ms
+	out switch "${op}_live_other_ms" "$cfg" "$r" "$(ns_to_ms "$sl_other")" ms
+	# ours has no transition: done when the write returns
+	[ "$sl_trans" = -1 ] && sl_trans=$sl_write
+	out switch "${op}_complete_ms" "$cfg" "$r" "$(ns_to_ms "$sl_trans")" ms
+}
+
+switch_ours() {
+	sl ours enable "$1" 4201 write "$KS/bench_ours1/enabled" 1
+	sl ours stack "$1" 4202 write "$KS/bench_ours2/enabled" 1
+	sl ours unstack "$1" 4201 write "$KS/bench_ours2/enabled" 0
+	sl ours disable "$1" 100 write "$KS/bench_ours1/enabled" 0
+}
+
+switch_builtin() {
+	sl builtin enable "$1" 4201 -t "$KL/bench_builtin1/transition" \
+		insmod "$MOD/bench_builtin1.ko"
+	sl builtin stack "$1" 4202 -t "$KL/bench_builtin2/transition" \
+		insmod "$MOD/bench_builtin2.ko"
+	sl builtin unstack "$1" 4201 -t "$KL/bench_builtin2/transition" \
+		write "$KL/bench_builtin2/enabled" 0
+	sl builtin disable "$1" 100 -t "$KL/bench_builtin1/transition" \
+		write "$KL/bench_builtin1/enabled" 0
+	bi_gone bench_builtin2 && rmmod_retry bench_builtin2
+	bi_gone bench_builtin1 && rmmod_retry bench_builtin1
+}
+
+# what an insmod costs by itself (the builtin can only enable by insmod)
+switch_null() {
+	local res
+	res=$("$BIN/switchlat" insmod "$MOD/bench_null.ko") || err "insmod bench_null: $res"
+	parse_sl "$res"
+	out switch insmod_returned_ms null "$1" "$(ns_to_ms "$sl_write")" ms
+	rmmod_retry bench_null
+}
+
+switch_section() {
+	local r
+	for ((r = 1; r <= RS; r++)); do
+		echo "# switch: round $r/$RS"
+		switch_null "$r"
+		if ((r % 2)); then
+			switch_ours "$r"
+			switch_builtin "$r"
+		else
+			switch_builtin "$r"
+			switch_ours "$r"
+		fi
+	done
+}
+
+# --- scale ----------------------------------------------------------------------
+
+# kprobes on the per-function ftrace calls of both cores, and on the
+# RCU-tasks waits of ftrace_shutdown(), in a private tracefs instance.
+KP_INST=$TR/instances/klp-bench
+# ftrace itself is notrace, so kprobe events cannot sit on
+# register_ftrace_function(); one module_alloc() (the ops' trampoline) per
+# function enabled and one synchronize_rcu_tasks_rude() per function
+# disabled mark the functions instead.
+kp_setup() {
+	echo 'p:klpbench/ma module_alloc' >> $TR/kprobe_events &&
+	echo 'p:klpbench/rt synchronize_rcu_tasks' >> $TR/kprobe_events &&
+	echo 'r:klpbench/rt_ret synchronize_rcu_tasks' >> $TR/kprobe_events &&
+	echo 'p:klpbench/rr synchronize_rcu_tasks_rude' >> $TR/kprobe_events &&
+	echo 'r:klpbench/rr_ret synchronize_rcu_tasks_rude' >> $TR/kprobe_events &&
+	mkdir -p $KP_INST && echo mono > $KP_INST/trace_clock &&
+	echo 4096 > $KP_INST/buffer_size_kb
+}
+if kp_setup 2>/dev/null; then
+	KP=1
+else
+	KP=0
+	err "kprobe events unavailable: no per-function intervals ($(tail -n 3 $TR/error_log | tr '\n' ' '))"
+fi
+
+kp_on() {
+	[ "$KP" = 1 ] || return 0
+	echo > $KP_INST/trace
+	echo 1 > $KP_INST/events/klpbench/enable
+}
+
+# kp_off CONFIG N OP ROUND: stop tracing, report what the kprobes saw
+kp_off() {
+	[ "$KP" = 1 ] || return 0
+	echo 0 > $KP_INST/events/klpbench/enable
+	local ev=ma
+	[ "$3" = disable ] && ev=rr
+	awk -v ev="$ev" -v cfg="$1" -v n="$2" -v op="$3" -v r="$4" '
+	function med(a, lo, hi,    m, i, j, t, b) {
+		m = 0
+		for (i = lo; i <= hi; i++) b[++m] = a[i]
+		for (i = 2; i <= m; i++) {
+			t = b[i]
+			for (j = i - 1; j >= 1 && b[j] > t; j--) b[j + 1] = b[j]
+			b[j + 1] = t
+		}
+		if (!m) return -1
+		return m % 2 ? b[(m + 1) / 2] : (b[m / 2] + b[m / 2 + 1]) / 2
+	}
+	function out(metric, v, unit) {
+		printf "B|scale|%s_%s|%s_%d|%d|%.3f|%s\n", op, metric, cfg, n, r, v, unit
+	}
+	/^#/ { next }
+	{
+		for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) break
+		if (i > NF) next
+		ts = substr($i, 1, length($i) - 1) * 1000
+		e = $(i + 1); sub(/:$/, "", e)
+		if (e == ev) t[++k] = ts
+		if (e == "rt" || e == "rr") start[e] = ts
+		else if ((e == "rt_ret" || e == "rr_ret") && (s = substr(e, 1, 2)) in start) {
+			wait[s] += ts - start[s]; nw[s]++; delete start[s]
+		}
+	}
+	END {
+		out("marks", k, "count")
+		out("rcu_tasks_wait_ms", wait["rt"] + 0, "ms")
+		out("rcu_tasks_rude_wait_ms", wait["rr"] + 0, "ms")
+		if (k < 10) exit
+		for (i = 2; i <= k; i++) d[i - 1] = t[i] - t[i - 1]
+		m = k - 1; dec = int(m / 10)
+		out("per_func_median_ms", med(d, 1, m), "ms")
+		out("per_func_first10pct_ms", med(d, 1, dec), "ms")
+		out("per_func_last10pct_ms", med(d, m - dec + 1, m), "ms")
+	}' $KP_INST/trace
+}
+
+scale_ours() {	# scale_ours N ROUND
+	local n=$1 r=$2 res
+	kp_on
+	res=$("$BIN/switchlat" write "$KS/bench_s${n}_ours/enabled" 1) ||
+		err "scale ours $n enable: $res"
+	kp_off ours "$n" enable "$r"
+	parse_sl "$res"
+	out scale enable_ms "ours_$n" "$r" "$(ns_to_ms "$sl_write")" ms
+	check_value "$n" $((1000000 + n - 1)) "ours enabled"
+
+	[ "$n" = "$KT_N" ] && [ "$r" = 1 ] && klptop_section "$n"
+
+	kp_on
+	res=$("$BIN/switchlat" write "$KS/bench_s${n}_ours/enabled" 0) ||
+		err "scale ours $n disable: $res"
+	kp_off ours "$n" disable "$r"
+	parse_sl "$res"
+	out scale disable_ms "ours_$n" "$r" "$(ns_to_ms "$sl_write")" ms
+	check_value "$n" $((n - 1)) "ours disabled"
+}
+
+scale_builtin() {	# scale_builtin N ROUND
+	local n=$1 r=$2 p=bench_s$1_bi res
+	kp_on
+	res=$("$BIN/switchlat" -T 900 -t "$KL/$p/transition" insmod "$MOD/$p.ko") ||
+		err "scale builtin $n enable: $res"
+	kp_off builtin "$n" enable "$r"
+	parse_sl "$res"
+	out scale enable_returned_ms "builtin_$n" "$r" "$(ns_to_ms "$sl_write")" ms
+	out scale enable_ms "builtin_$n" "$r" "$(ns_to_ms "$sl_trans")" ms
+	check_value "$n" $((1000000 + n - 1)) "builtin enabled"
+
+	kp_on
+	res=$("$BIN/switchlat" -T 900 -t "$KL/$p/transition" write "$KL/$p/enabled" 0) ||
+		err "scale builtin $n disable: $res"
+	kp_off builtin "$n" disable "$r"
+	parse_sl "$res"
+	out scale disable_returned_ms "builtin_$n" "$r" "$(ns_to_ms "$sl_write")" ms
+	out scale disable_ms "builtin_$n" "$r" "$(ns_to_ms "$sl_trans")" ms
+	check_value "$n" $((n - 1)) "builtin disabled"
+	bi_gone "$p" && rmmod_retry "$p"
+}
+
+# check_value N EXPECT WHAT: the last function of bench_s<N> returns EXPECT
+check_value() {
+	local v
+	v=$(cat "/sys/kernel/debug/bench_s$1/last")
+	[ "$v" = "$2" ] || err "scale N=$1 $3: last function returns $v, not $2"
+}
+
+scale_section() {
+	local r nr n rounds maxr=1
+	for nr in $SCALE; do ((${nr##*:} > maxr)) && maxr=${nr##*:}; done
+	for ((r = 1; r <= maxr; r++)); do
+		for nr in $SCALE; do
+			n=${nr%%:*} rounds=${nr##*:}
+			((r <= rounds)) || continue
+			echo "# scale: N=$n round $r/$rounds"
+			if ((r % 2)); then
+				scale_ours "$n" "$r"
+				scale_builtin "$n" "$r"
+			else
+				scale_builtin "$n" "$r"
+				scale_ours "$n" "$r"
+			fi
+		done
+	done
+}
+
+# --- klptop's own cost ----------------------------------------------------------
+
+# kt_run CONFIG ARGS...: klptop ARGS on CPU 1 for KT_SECS 1-s intervals
+kt_run() {
+	local cfg=$1 pid i a b ta tb t0 a0 hwm rss
+	shift
+	rm -f "$T/kt.out"
+	taskset -c 1 "$KLPTOP" "$@" > "$T/kt.out" 2> "$T/kt.err" &
+	pid=$!
+	if ! wait_lines "$T/kt.out" 1 "$pid"; then
+		err "klptop $* did not start: $(head -c 300 "$T/kt.err")"
+		kill "$pid" 2>/dev/null
+		wait "$pid"
+		return
+	fi
+	a0=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
+	t0=$(now_ns)
+	a=$a0 ta=$t0
+	for ((i = 1; i <= KT_SECS; i++)); do
+		sleep 1
+		b=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
+		tb=$(now_ns)
+		out klptop cpu_pct "$cfg" "$i" "$(awk -v d=$((b - a)) -v hz="$clk_tck" -v ns=$((tb - ta)) 'BEGIN { printf "%.1f", 100 * d / hz / (ns / 1e9) }')" "%"
+		a=$b ta=$tb
+	done
+	out klptop cpu_total_pct "$cfg" 1 "$(awk -v d=$((b - a0)) -v hz="$clk_tck" -v ns=$((tb - t0)) 'BEGIN { printf "%.2f", 100 * d / hz / (ns / 1e9) }')" "%"
+	hwm=$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status")
+	rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status")
+	out klptop vm_hwm_kb "$cfg" 1 "$hwm" kB
+	out klptop vm_rss_kb "$cfg" 1 "$rss" kB
+	out klptop output_bytes_per_s "$cfg" 1 "$(awk -v b="$(wc -c < "$T/kt.out")" -v ns=$((tb - t0)) 'BEGIN { printf "%d", b / (ns / 1e9 + 1) }')" B/s
+	kill -INT "$pid"
+	wait "$pid"
+}
+
+# With the N-function patch enabled: klptop busy (every function called in
+# a loop on CPU 0) and idle.  Nothing is switched while klptop runs.
+klptop_section() {
+	local n=$1 d=/sys/kernel/debug/bench_s$1 drv v ns
+	[ -x "$KLPTOP" ] || return
+	echo "# klptop: $n patched functions"
+	info klptop_functions "$n"
+	rm -f "$T/stop"
+	taskset -c 0 sh -c "while [ ! -e $T/stop ]; do echo 10 > $d/call; done" &
+	drv=$!
+	kt_run busy_screen -C 1
+	kt_run busy_json --json 1
+	read -r v ns < "$d/call"
+	info klptop_busy_calls_per_s "$(awk -v n="$n" -v ns="$ns" 'BEGIN { printf "%d", 10 * n / (ns / 1e9) }')"
+	touch "$T/stop"
+	wait "$drv"
+	kt_run idle_screen -C 1
+}
+
+# --- main -------------------------------------------------------------------------
+
+t_all=$(now_ns)
+redirect_section
+switch_section
+scale_section
+info guest_seconds "$(( ($(now_ns) - t_all) / 1000000000 ))"
+echo "# bench: done"
+echo "I|done|1"

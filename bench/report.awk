@@ -1,0 +1,309 @@
+# SPDX-License-Identifier: GPL-2.0
+# bench/report.awk - turn bench/guest.sh's records into the table (stdout,
+# markdown) and results.json (the file named by -v json=FILE).
+#
+#   B|section|metric|config|round|value|unit   samples
+#   I|key|value                                context
+#   E|message                                  errors
+#
+# Every figure is min / median / max over its rounds; a ratio is taken
+# within each round (both configurations measured side by side in it) and
+# then summarized the same way.
+
+BEGIN { FS = "|" }
+
+$1 == "B" && NF == 7 && $6 != "" && $6 != -1 && $6 != "-1.000" {
+	k = $2 SUBSEP $3 SUBSEP $4
+	if (!(k in nsamp)) {
+		keys[++nkeys] = k
+		unit[k] = $7
+	}
+	nsamp[k]++
+	val[k, $5] = $6 + 0
+	rounds[k, nsamp[k]] = $5
+	next
+}
+$1 == "I" { if (!($2 in info)) ikeys[++ninfo] = $2; info[$2] = $3; next }
+$1 == "E" { errs[++nerr] = substr($0, 3); next }
+
+function sort(a, m,    i, j, t) {
+	for (i = 2; i <= m; i++) {
+		t = a[i]
+		for (j = i - 1; j >= 1 && a[j] > t; j--)
+			a[j + 1] = a[j]
+		a[j + 1] = t
+	}
+}
+
+# stats over the array a[1..m]: sets S_n, S_min, S_med, S_max
+function stats(a, m) {
+	S_n = m
+	if (!m) { S_min = S_med = S_max = ""; return }
+	sort(a, m)
+	S_min = a[1]
+	S_max = a[m]
+	S_med = m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
+}
+
+function kstats(k,    a, i) {
+	delete a
+	for (i = 1; i <= nsamp[k]; i++)
+		a[i] = val[k, rounds[k, i]]
+	stats(a, nsamp[k])
+}
+
+function key(s, m, c) { return s SUBSEP m SUBSEP c }
+
+function has(s, m, c) { return key(s, m, c) in nsamp }
+
+function num(v) {
+	if (v == "") return "-"
+	if (v < 0) return sprintf("%.3g", v)
+	if (v >= 1000) return sprintf("%.0f", v)
+	if (v >= 100) return sprintf("%.1f", v)
+	if (v >= 10) return sprintf("%.2f", v)
+	return sprintf("%.3f", v)
+}
+
+# "median (min-max)" of one figure
+function cell(s, m, c) {
+	if (!has(s, m, c)) return "-"
+	kstats(key(s, m, c))
+	if (S_n == 1) return num(S_med)
+	return num(S_med) " (" num(S_min) "-" num(S_max) ")"
+}
+
+# per-round ratio a/b, or (a-base)/(b-base) with base: sets S_*
+function ratio(s, m, ca, cb, base,    ka, kb, kc, a, i, r, n, d) {
+	ka = key(s, m, ca); kb = key(s, m, cb); kc = key(s, m, base)
+	n = 0
+	delete a
+	for (i = 1; i <= nsamp[ka]; i++) {
+		r = rounds[ka, i]
+		if (!((kb, r) in val)) continue
+		if (base != "") {
+			if (!((kc, r) in val)) continue
+			d = val[kb, r] - val[kc, r]
+			if (d <= 0) continue
+			a[++n] = (val[ka, r] - val[kc, r]) / d
+		} else {
+			if (val[kb, r] <= 0) continue
+			a[++n] = val[ka, r] / val[kb, r]
+		}
+	}
+	stats(a, n)
+}
+
+function rcell(s, m, ca, cb, base, label) {
+	ratio(s, m, ca, cb, base)
+	if (label != "")
+		add_ratio(s, m, label)
+	if (!S_n) return "-"
+	if (S_n == 1) return sprintf("%.2f", S_med)
+	return sprintf("%.2f (%.2f-%.2f)", S_med, S_min, S_max)
+}
+
+function add_ratio(s, m, label) {
+	if (!S_n) return
+	nratios++
+	R_s[nratios] = s; R_m[nratios] = m; R_l[nratios] = label
+	R_n[nratios] = S_n; R_min[nratios] = S_min
+	R_med[nratios] = S_med; R_max[nratios] = S_max
+}
+
+function jstr(s) {
+	gsub(/\\/, "\\\\", s)
+	gsub(/"/, "\\\"", s)
+	gsub(/\t/, " ", s)
+	return "\"" s "\""
+}
+
+function jnum(v) { return v == "" ? "null" : sprintf("%.6g", v) }
+
+END {
+	print "### Redirection cost per call of klp_target_a (ns)"
+	print ""
+	print "median (min-max) over the rounds; kernel loop: `a N` > klp_target/call;"
+	print "userspace: one pread() of a debugfs file per call."
+	print ""
+	print "| configuration | kernel loop | userspace pread() |"
+	print "|---|---|---|"
+	split("unpatched builtin ours ours_klptop ours_perf", cf, " ")
+	cname["unpatched"] = "(1) unpatched"
+	cname["builtin"] = "(2) builtin livepatch"
+	cname["ours"] = "(3) klp, tracepoints off"
+	cname["ours_klptop"] = "(4) klp + klptop (BPF counters)"
+	cname["ours_perf"] = "(5) klp + `perf stat -e 'klp:*'`"
+	for (i = 1; i <= 5; i++)
+		printf "| %s | %s | %s |\n", cname[cf[i]], cell("redirect", "kernel_ns", cf[i]), cell("redirect", "user_ns", cf[i])
+	print ""
+	print "| ratio (per round) | kernel loop | userspace pread() |"
+	print "|---|---|---|"
+	printf "| 3/2 klp / builtin | %s | %s |\n", rcell("redirect", "kernel_ns", "ours", "builtin", "", "3/2"), rcell("redirect", "user_ns", "ours", "builtin", "", "3/2")
+	printf "| 4/3 klp+klptop / klp | %s | %s |\n", rcell("redirect", "kernel_ns", "ours_klptop", "ours", "", "4/3"), rcell("redirect", "user_ns", "ours_klptop", "ours", "", "4/3")
+	printf "| 5/3 klp+perf / klp | %s | %s |\n", rcell("redirect", "kernel_ns", "ours_perf", "ours", "", "5/3"), rcell("redirect", "user_ns", "ours_perf", "ours", "", "5/3")
+	printf "| (3-1)/(2-1) added cost, klp / builtin | %s | %s |\n", rcell("redirect", "kernel_ns", "ours", "builtin", "unpatched", "(3-1)/(2-1)"), rcell("redirect", "user_ns", "ours", "builtin", "unpatched", "(3-1)/(2-1)")
+	printf "| (4-1)/(3-1) added cost, klp+klptop / klp | %s | %s |\n", rcell("redirect", "kernel_ns", "ours_klptop", "ours", "unpatched", "(4-1)/(3-1)"), rcell("redirect", "user_ns", "ours_klptop", "ours", "unpatched", "(4-1)/(3-1)")
+	printf "| (5-1)/(3-1) added cost, klp+perf / klp | %s | %s |\n", rcell("redirect", "kernel_ns", "ours_perf", "ours", "unpatched", "(5-1)/(3-1)"), rcell("redirect", "user_ns", "ours_perf", "ours", "unpatched", "(5-1)/(3-1)")
+
+	print ""
+	print "### Winner switch latency, one function (ms)"
+	print ""
+	print "From just before the `enabled` write (builtin enable and stack: its insmod) until it returned,"
+	print "until the same task / a task spinning on the other CPU first got the new winner's value, and until"
+	print "the switch is complete (klp: the write returned; builtin: `transition` reads 0 or the patch is gone)."
+	print ""
+	print "| switch | core | returned | live, same task | live, other CPU | complete |"
+	print "|---|---|---|---|---|---|"
+	split("enable stack unstack disable", ops, " ")
+	oname["enable"] = "enable (original -> P1)"
+	oname["stack"] = "stack (P1 -> P2 on top)"
+	oname["unstack"] = "unstack (P2 off -> P1)"
+	oname["disable"] = "disable (P1 -> original)"
+	for (i = 1; i <= 4; i++) {
+		o = ops[i]
+		for (j = 0; j < 2; j++) {
+			c = j ? "builtin" : "ours"
+			printf "| %s | %s | %s | %s | %s | %s |\n", j ? "" : oname[o], j ? "builtin" : "klp", cell("switch", o "_returned_ms", c), cell("switch", o "_live_same_ms", c), cell("switch", o "_live_other_ms", c), cell("switch", o "_complete_ms", c)
+		}
+		printf "| | klp / builtin | %s | %s | %s | %s |\n", rcell("switch", o "_returned_ms", "ours", "builtin", "", "ours/builtin"), rcell("switch", o "_live_same_ms", "ours", "builtin", "", "ours/builtin"), rcell("switch", o "_live_other_ms", "ours", "builtin", "", "ours/builtin"), rcell("switch", o "_complete_ms", "ours", "builtin", "", "ours/builtin")
+	}
+
+	if (has("switch", "insmod_returned_ms", "null"))
+		printf "| insmod of an empty module | | %s | | | |\n", cell("switch", "insmod_returned_ms", "null")
+	print ""
+	print "### One patch of N functions (ms)"
+	print ""
+	print "klp: register = insmod of the patch module (once: a klp patch module never unloads); enable and"
+	print "disable = the `enabled` write, complete when it returns.  builtin: enable = its insmod (which"
+	print "registers as well), complete when `transition` reads 0; disable = the `enabled` write, complete"
+	print "when the patch is gone.  Per function = complete / N."
+	print ""
+	print "| N | core | register | enable returned | enable complete | disable returned | disable complete | enable / fn | disable / fn |"
+	print "|---|---|---|---|---|---|---|---|---|"
+	nn = split(info["scale_n"], ns, " ")
+	for (i = 1; i <= nn; i++) {
+		n = ns[i]
+		c = "ours_" n
+		kstats(key("scale", "enable_ms", c)); pe = S_med == "" ? "" : S_med / n
+		kstats(key("scale", "disable_ms", c)); pd = S_med == "" ? "" : S_med / n
+		printf "| %s | klp | %s | %s | %s | %s | %s | %s | %s |\n", n, cell("scale", "register_ms", c), cell("scale", "enable_ms", c), cell("scale", "enable_ms", c), cell("scale", "disable_ms", c), cell("scale", "disable_ms", c), num(pe), num(pd)
+		c = "builtin_" n
+		kstats(key("scale", "enable_ms", c)); pe = S_med == "" ? "" : S_med / n
+		kstats(key("scale", "disable_ms", c)); pd = S_med == "" ? "" : S_med / n
+		printf "| | builtin | (in enable) | %s | %s | %s | %s | %s | %s |\n", cell("scale", "enable_returned_ms", c), cell("scale", "enable_ms", c), cell("scale", "disable_returned_ms", c), cell("scale", "disable_ms", c), num(pe), num(pd)
+		printf "| | klp / builtin | | | %s | | %s | | |\n", rcell("scale", "enable_ms", "ours_" n, "builtin_" n, "", "ours/builtin N=" n), rcell("scale", "disable_ms", "ours_" n, "builtin_" n, "", "ours/builtin N=" n)
+	}
+	print ""
+	print "Per function (median ms / N) and growth (per-function cost at N over that at the previous N):"
+	print ""
+	print "| N | klp register | klp enable | builtin enable | klp disable | builtin disable |"
+	print "|---|---|---|---|---|---|"
+	split("register_ms:ours enable_ms:ours enable_ms:builtin disable_ms:ours disable_ms:builtin", cols, " ")
+	delete prev
+	for (i = 1; i <= nn; i++) {
+		n = ns[i]
+		line = "| " n
+		for (j = 1; j <= 5; j++) {
+			split(cols[j], mc, ":")
+			k = key("scale", mc[1], mc[2] "_" n)
+			if (!(k in nsamp)) { line = line " | -"; continue }
+			kstats(k)
+			pf = S_med / n
+			line = line " | " num(pf)
+			if (j in prev && prev[j] > 0)
+				line = line sprintf(" (x%.2f)", pf / prev[j])
+			prev[j] = pf
+			perfunc[mc[1], mc[2], n] = pf
+		}
+		print line " |"
+	}
+	if (has("scale", "enable_per_func_median_ms", "ours_" ns[nn]) || has("scale", "disable_per_func_median_ms", "ours_" ns[nn])) {
+		print ""
+		print "Inside one operation, from kprobe events (ftrace is notrace, so each function is marked by the"
+		print "module_alloc() of its ftrace_ops trampoline when enabled, by the synchronize_rcu_tasks_rude() of"
+		print "its ftrace_shutdown() when disabled): the interval between consecutive functions, median over the"
+		print "patch and over its first and last 10% (a cost growing with the number already done shows as"
+		print "last > first); and the time spent in synchronize_rcu_tasks() + synchronize_rcu_tasks_rude(), as a"
+		print "share of the operation."
+		print ""
+		print "| N | core | op | per function | first 10% | last 10% | RCU-tasks waits | share of op |"
+		print "|---|---|---|---|---|---|---|---|"
+		for (i = 1; i <= nn; i++) {
+			n = ns[i]
+			for (o = 0; o < 2; o++) {
+				op = o ? "disable" : "enable"
+				for (j = 0; j < 2; j++) {
+					c = (j ? "builtin_" : "ours_") n
+					if (!has("scale", op "_marks", c)) continue
+					kstats(key("scale", op "_rcu_tasks_wait_ms", c)); w = S_med
+					kstats(key("scale", op "_rcu_tasks_rude_wait_ms", c)); w += S_med
+					share = "-"
+					if (has("scale", op "_ms", c)) {
+						kstats(key("scale", op "_ms", c))
+						if (S_med > 0) share = sprintf("%.0f%%", 100 * w / S_med)
+					}
+					printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", n, j ? "builtin" : "klp", op, cell("scale", op "_per_func_median_ms", c), cell("scale", op "_per_func_first10pct_ms", c), cell("scale", op "_per_func_last10pct_ms", c), num(w), share
+				}
+			}
+		}
+	}
+
+	if (has("klptop", "cpu_pct", "busy_screen") || has("klptop", "cpu_pct", "idle_screen")) {
+		print ""
+		printf "### klptop's own cost, %s patched functions, 1 s interval\n", info["klptop_functions"]
+		print ""
+		print "utime+stime of the klptop process from /proc/<pid>/stat per 1 s interval (% of one CPU); busy:"
+		printf "every function called in a loop on the other CPU (%s calls/s); memory at the end.\n", info["klptop_busy_calls_per_s"]
+		print ""
+		print "| klptop | CPU per interval | CPU overall | VmHWM kB | VmRSS kB | output B/s |"
+		print "|---|---|---|---|---|---|"
+		split("busy_screen busy_json idle_screen", km, " ")
+		kname["busy_screen"] = "`klptop -C 1`, calls running"
+		kname["busy_json"] = "`klptop --json 1`, calls running"
+		kname["idle_screen"] = "`klptop -C 1`, idle"
+		for (i = 1; i <= 3; i++)
+			if (has("klptop", "cpu_pct", km[i]))
+				printf "| %s | %s %% | %s %% | %s | %s | %s |\n", kname[km[i]], cell("klptop", "cpu_pct", km[i]), cell("klptop", "cpu_total_pct", km[i]), cell("klptop", "vm_hwm_kb", km[i]), cell("klptop", "vm_rss_kb", km[i]), cell("klptop", "output_bytes_per_s", km[i])
+	}
+
+	print ""
+	printf "Guest: %s, %s vCPUs (%s), kernel %s; %s rounds redirect, %s switch; loops of %s kernel calls and %s preads.\n", info["cpu"], info["cpus"], "QEMU TCG", info["kernel"], info["redirect_rounds"], info["switch_rounds"], info["kernel_loop_calls"], info["user_preads"]
+	if (nerr) {
+		print ""
+		print "Errors:"
+		for (i = 1; i <= nerr; i++)
+			print "- " errs[i]
+	}
+	if (!("done" in info)) {
+		print ""
+		print "WARNING: the guest run did not finish (no done record)."
+	}
+
+	if (json == "")
+		exit
+	printf "{\n" > json
+	printf "  \"note\": %s,\n", jstr("Measured in a QEMU TCG guest (emulated CPU): absolute figures are not those of real hardware; only ratios between configurations measured side by side carry over.") > json
+	printf "  \"generated\": %s,\n", jstr(generated) > json
+	printf "  \"info\": {" > json
+	for (i = 1; i <= ninfo; i++)
+		printf "%s\n    %s: %s", (i > 1 ? "," : ""), jstr(ikeys[i]), jstr(info[ikeys[i]]) > json
+	printf "\n  },\n  \"figures\": [" > json
+	for (i = 1; i <= nkeys; i++) {
+		k = keys[i]
+		split(k, p, SUBSEP)
+		kstats(k)
+		printf "%s\n    {\"section\": %s, \"metric\": %s, \"config\": %s, \"unit\": %s, \"n\": %d, \"min\": %s, \"median\": %s, \"max\": %s, \"samples\": [", (i > 1 ? "," : ""), jstr(p[1]), jstr(p[2]), jstr(p[3]), jstr(unit[k]), S_n, jnum(S_min), jnum(S_med), jnum(S_max) > json
+		for (j = 1; j <= nsamp[k]; j++)
+			printf "%s%s", (j > 1 ? ", " : ""), jnum(val[k, rounds[k, j]]) > json
+		printf "]}" > json
+	}
+	printf "\n  ],\n  \"ratios\": [" > json
+	for (i = 1; i <= nratios; i++)
+		printf "%s\n    {\"section\": %s, \"metric\": %s, \"ratio\": %s, \"n\": %d, \"min\": %s, \"median\": %s, \"max\": %s}", (i > 1 ? "," : ""), jstr(R_s[i]), jstr(R_m[i]), jstr(R_l[i]), R_n[i], jnum(R_min[i]), jnum(R_med[i]), jnum(R_max[i]) > json
+	printf "\n  ],\n  \"errors\": [" > json
+	for (i = 1; i <= nerr; i++)
+		printf "%s\n    %s", (i > 1 ? "," : ""), jstr(errs[i]) > json
+	printf "\n  ]\n}\n" > json
+	close(json)
+}

@@ -1,0 +1,82 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# bench/run.sh - the klp benchmarks (make bench): build the bench modules
+# and tools, boot the guest once with bench/guest.sh, print the table and
+# write bench/results.json.  Expects `make all` to have run (make bench
+# does it first).
+#
+# Usage: bench/run.sh [-q] [-o JSON] [-r GUEST_OUTPUT]
+#   -q  quick smoke run (few rounds, N <= 100); writes build/bench/quick.json
+#       unless -o says otherwise
+#   -o  where to write the JSON (default bench/results.json)
+#   -r  do not boot: re-render the table and JSON from a saved guest output
+# The guest's raw records are kept in build/bench/guest.out, the table in
+# build/bench/table.md.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+mode=full
+json=
+replay=
+while getopts "qo:r:" o; do
+	case $o in
+	q) mode=quick ;;
+	o) json=$OPTARG ;;
+	r) replay=$OPTARG ;;
+	*) echo "usage: $0 [-q] [-o JSON] [-r GUEST_OUTPUT]" >&2; exit 2 ;;
+	esac
+done
+[ -n "$json" ] || { [ $mode = full ] && json=bench/results.json || json=build/bench/quick.json; }
+
+out=$top/build/bench
+mkdir -p "$out/bin"
+
+if [ -z "$replay" ]; then
+	kver=${KVER:-$(scripts/kver.sh)} || exit 2
+	kdir=${KDIR:-/lib/modules/$kver/build}
+	for f in core/klp.ko core/Module.symvers selftests/modules/klp_test_target.ko; do
+		[ -f "$f" ] || { echo "bench: $f missing: run make all first" >&2; exit 2; }
+	done
+	[ -x build/bin/klptop ] ||
+		echo "bench: build/bin/klptop missing: its figures will be skipped" >&2
+
+	echo "bench: building the bench modules and tools" >&2
+	mod=$out/mod
+	rm -rf "$mod"
+	mkdir -p "$mod"
+	cp bench/modules/*.[ch] "$mod/"
+	objs=
+	for n in 1 10 100 1000; do
+		objs+=" $(bench/gen-scale.sh "$n" "$mod")" || exit 1
+	done
+	{ cat bench/modules/Kbuild; echo "obj-m +=$objs"; } > "$mod/Kbuild"
+	make -s -C "$kdir" M="$mod" KLP_TOP="$top" \
+		KBUILD_EXTRA_SYMBOLS="$top/core/Module.symvers" -j"$(nproc)" modules \
+		2>&1 | grep -v 'Skipping BTF generation' >&2
+	[ "${PIPESTATUS[0]}" = 0 ] || { echo "bench: module build failed" >&2; exit 1; }
+	for p in callloop switchlat; do
+		${CC:-gcc} -O2 -Wall -Wextra -o "$out/bin/$p" "bench/src/$p.c" -lpthread ||
+			exit 1
+	done
+
+	# One boot for everything; the guest prints records, progress goes to stderr.
+	timeout_s=1080
+	[ $mode = quick ] && timeout_s=420
+	echo "bench: booting the guest ($mode, at most ${timeout_s}s)" >&2
+	t0=$(date +%s)
+	selftests/guest/boot.sh -t "$timeout_s" bench/guest.sh "$mode" |
+		tee "$out/guest.out" | grep --line-buffered -E '^(# |E\|)' >&2
+	boot_rc=${PIPESTATUS[0]}
+	echo "bench: guest finished after $(( $(date +%s) - t0 ))s (boot.sh exit $boot_rc)" >&2
+	replay=$out/guest.out
+else
+	boot_rc=0
+fi
+
+awk -v json="$json" -v generated="$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
+	-f bench/report.awk "$replay" | tee "$out/table.md"
+echo "bench: wrote $json and $out/table.md" >&2
+grep -q '^I|done|' "$replay" || { echo "bench: the guest run did not finish" >&2; exit 1; }
+[ "$boot_rc" = 0 ] || { echo "bench: boot.sh reported a failure ($boot_rc)" >&2; exit 1; }
+! grep -q '^E|' "$replay" || { echo "bench: errors in the run (see the table)" >&2; exit 1; }

@@ -164,13 +164,13 @@ fi
 mode=${1:-full}
 case $mode in
 full)
-	RR=9			# redirect rounds
-	RS=9			# switch rounds
+	RR=7			# redirect rounds
+	RS=7			# switch rounds
 	SCALE="1:5 10:5 100:3 1000:1"	# N:rounds
 	KT_N=1000 KT_SECS=10
-	REPS=3			# a loop figure is the best of REPS runs
-	KT_TARGET_S=0.03	# one kernel loop, unpatched, seconds
-	UT_TARGET_S=0.05	# one userspace loop, unpatched, seconds
+	REPS=5			# a loop figure is the best of REPS runs
+	KT_TARGET_S=0.02	# one kernel loop, unpatched, seconds
+	UT_TARGET_S=0.03	# one userspace loop, unpatched, seconds
 	;;
 quick)
 	RR=2 RS=2 SCALE="1:2 10:1 100:1" KT_N=100 KT_SECS=3
@@ -382,6 +382,9 @@ KP_INST=$TR/instances/klp-bench
 # disabled mark the functions instead.
 kp_setup() {
 	echo 'p:klpbench/ma module_alloc' >> $TR/kprobe_events &&
+	echo 'r:klpbench/ma_ret module_alloc' >> $TR/kprobe_events &&
+	echo 'p:klpbench/mf module_memfree' >> $TR/kprobe_events &&
+	echo 'r:klpbench/mf_ret module_memfree' >> $TR/kprobe_events &&
 	echo 'p:klpbench/rt synchronize_rcu_tasks' >> $TR/kprobe_events &&
 	echo 'r:klpbench/rt_ret synchronize_rcu_tasks' >> $TR/kprobe_events &&
 	echo 'p:klpbench/rr synchronize_rcu_tasks_rude' >> $TR/kprobe_events &&
@@ -430,19 +433,23 @@ kp_off() {
 		ts = substr($i, 1, length($i) - 1) * 1000
 		e = $(i + 1); sub(/:$/, "", e)
 		if (e == ev) t[++k] = ts
-		if (e == "rt" || e == "rr") start[e] = ts
-		else if ((e == "rt_ret" || e == "rr_ret") && (s = substr(e, 1, 2)) in start) {
-			wait[s] += ts - start[s]; nw[s]++; delete start[s]
+		if (e !~ /_ret$/) start[e] = ts
+		else if ((s = substr(e, 1, length(e) - 4)) in start) {
+			in_ms[s] += ts - start[s]
+			delete start[s]
 		}
 	}
 	END {
 		out("marks", k, "count")
-		out("rcu_tasks_wait_ms", wait["rt"] + 0, "ms")
-		out("rcu_tasks_rude_wait_ms", wait["rr"] + 0, "ms")
+		out("rcu_tasks_wait_ms", in_ms["rt"] + 0, "ms")
+		out("rcu_tasks_rude_wait_ms", in_ms["rr"] + 0, "ms")
+		out("module_alloc_ms", in_ms["ma"] + 0, "ms")
+		out("module_memfree_ms", in_ms["mf"] + 0, "ms")
 		if (k < 10) exit
 		for (i = 2; i <= k; i++) d[i - 1] = t[i] - t[i - 1]
 		m = k - 1; dec = int(m / 10)
 		out("per_func_median_ms", med(d, 1, m), "ms")
+		if (m < 50) exit
 		out("per_func_first10pct_ms", med(d, 1, dec), "ms")
 		out("per_func_last10pct_ms", med(d, m - dec + 1, m), "ms")
 	}' $KP_INST/trace

@@ -227,7 +227,7 @@ END {
 		print "last > first); and the time spent in synchronize_rcu_tasks() + synchronize_rcu_tasks_rude(), as a"
 		print "share of the operation."
 		print ""
-		print "| N | core | op | per function | first 10% | last 10% | RCU-tasks waits | share of op |"
+		print "| N | core | op | per function | first 10% | last 10% | RCU-tasks waits (share) | module_alloc / _memfree (share) |"
 		print "|---|---|---|---|---|---|---|---|"
 		for (i = 1; i <= nn; i++) {
 			n = ns[i]
@@ -238,12 +238,13 @@ END {
 					if (!has("scale", op "_marks", c)) continue
 					kstats(key("scale", op "_rcu_tasks_wait_ms", c)); w = S_med
 					kstats(key("scale", op "_rcu_tasks_rude_wait_ms", c)); w += S_med
-					share = "-"
+					kstats(key("scale", op "_module_" (o ? "memfree" : "alloc") "_ms", c)); ma = S_med
+					tot = 0
 					if (has("scale", op "_ms", c)) {
 						kstats(key("scale", op "_ms", c))
-						if (S_med > 0) share = sprintf("%.0f%%", 100 * w / S_med)
+						tot = S_med
 					}
-					printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", n, j ? "builtin" : "klp", op, cell("scale", op "_per_func_median_ms", c), cell("scale", op "_per_func_first10pct_ms", c), cell("scale", op "_per_func_last10pct_ms", c), num(w), share
+					printf "| %s | %s | %s | %s | %s | %s | %s%s | %s%s |\n", n, j ? "builtin" : "klp", op, cell("scale", op "_per_func_median_ms", c), cell("scale", op "_per_func_first10pct_ms", c), cell("scale", op "_per_func_last10pct_ms", c), num(w), (tot > 0 ? sprintf(" (%.0f%%)", 100 * w / tot) : ""), num(ma), (tot > 0 ? sprintf(" (%.0f%%)", 100 * ma / tot) : "")
 				}
 			}
 		}

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# klp-timeout: 420
+# klp-timeout: 600
 # The klp:* tracepoints through perf, bpftrace and klp-trace, each run as
 # the one-liner README.md shows (extracted from its "## Tracing klp with perf
 # and bpftrace" section, markers <!-- oneliner:NAME -->):
@@ -152,11 +152,11 @@ assert_file_eq() {
 	fi
 }
 
-# A hung guest shows nothing before boot.sh kills it: after 360 s, say
+# A hung guest shows nothing before boot.sh kills it: after 540 s, say
 # what every task waits on.
 (
-	sleep 360
-	diag "watchdog: still running after 360 s"
+	sleep 540
+	diag "watchdog: still running after 540 s"
 	ps -eo pid,stat,wchan:32,etime,args | grep -v ' \[' | sed 's/^/#   /'
 	for p in /proc/[0-9]*; do
 		[ "$(awk '{ print $3 }' "$p/stat" 2> /dev/null)" = D ] || continue
@@ -448,6 +448,6 @@ assert_eq "klp-trace -c 10: each klp_target_a -> p1's klp_test_new_a" \
 	"$(awk '{ $1 = $2 = $3 = ""; sub(/^ +/, ""); print }' "$tmp/ktr.out" | sort -u)"
 check "klp-trace -c 10 removed its instance" no_instances
 
-kill "$watchdog" 2> /dev/null
 rm -rf "$tmp"
+kill "$watchdog" 2> /dev/null
 ktap_finish

@@ -774,7 +774,10 @@ static int klp_module_coming(struct module *mod)
 
 			obj->mod = mod;
 			ret = klp_init_object_loaded(patch, obj);
-			if (!ret && patch->state == KLP_ENABLED) {
+			if (ret) {
+				/* klp_enable_object() traces its own */
+				klp_trace_failure(obj, NULL, ret);
+			} else if (patch->state == KLP_ENABLED) {
 				pr_notice("applying patch '%s' to loading module '%s'\n",
 					  klp_patch_name(patch), mod->name);
 				ret = klp_enable_object(obj);
@@ -786,7 +789,6 @@ static int klp_module_coming(struct module *mod)
 			if (ret) {
 				pr_warn("failed to apply patch '%s' to module '%s' (%d): refusing the module\n",
 					klp_patch_name(patch), mod->name, ret);
-				klp_trace_failure(obj, NULL, ret);
 				goto rollback;
 			}
 			break;

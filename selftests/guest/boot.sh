@@ -114,7 +114,8 @@ qemu=("${qemu_base[@]}" -accel "$accel" -cpu "$cpu" -smp "${KLP_SMP:-2}" -m "${K
 	-append "$cmdline")
 
 if [ "$interactive" = 1 ]; then
-	timeout -s KILL "$timeout_s" "${qemu[@]}"
+	# --foreground: qemu must own the terminal (raw mode) for the console
+	timeout --foreground -s KILL "$timeout_s" "${qemu[@]}"
 	qrc=$?
 	stty sane 2>/dev/null
 else

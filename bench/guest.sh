@@ -134,22 +134,24 @@ ours_set() {	# ours_set PATCH 0|1
 	echo "$2" > "$KS/$1/enabled" || err "ours_set $1 $2"
 }
 
-# measure CONFIG ROUND EXPECT: both loops, single threaded on CPU 0, the
-# best of REPS runs of each (interference only ever adds time)
+# measure CONFIG ROUND EXPECT: both loops, single threaded on CPU 0 (this
+# script and its children are pinned there), the best of REPS runs of each
+# (interference only ever adds time)
 measure() {
 	local v ns i best=
 	for ((i = 0; i < REPS; i++)); do
-		taskset -c 0 sh -c "echo 'a $NK' > $TGT/call"
+		echo "a $NK" > "$TGT/call"
 		read -r v ns < "$TGT/call"
 		[ "$v" = "$3" ] || err "$1 round $2: kernel loop got $v, not $3"
 		[ -z "$best" ] || [ "$ns" -lt "$best" ] && best=$ns
 	done
-	out redirect kernel_ns "$1" "$2" "$(awk -v ns="$best" 'BEGIN { printf "%.2f", ns / ENVIRON["NK"] }')" ns
+	out redirect kernel_ns "$1" "$2" "$((best / NK)).$(printf %02d $((best * 100 / NK % 100)))" ns
 	best=
 	for ((i = 0; i < REPS; i++)); do
-		set -- "${@:1:3}" $(taskset -c 0 "$BIN/callloop" "$CALLER" "$NU")
+		set -- "${@:1:3}" $("$BIN/callloop" "$CALLER" "$NU")
 		[ "${5:-}" = "$3" ] || err "$1 round $2: pread loop got ${5:-}, not $3"
-		[ -z "$best" ] || awk -v a="$4" -v b="$best" 'BEGIN { exit !(a < b) }' && best=$4
+		ns=${4%.*}
+		[ -z "$best" ] || [ "$ns" -lt "${best%.*}" ] && best=$4
 	done
 	out redirect user_ns "$1" "$2" "$best" ns
 }
@@ -165,15 +167,15 @@ mode=${1:-full}
 case $mode in
 full)
 	RR=7			# redirect rounds
-	RS=7			# switch rounds
-	SCALE="1:5 10:5 100:3 1000:1"	# N:rounds
+	RS=5			# switch rounds
+	SCALE="1000:1 100:2 10:3 1:5"	# N:rounds, largest first
 	KT_N=1000 KT_SECS=10
-	REPS=5			# a loop figure is the best of REPS runs
+	REPS=4			# a loop figure is the best of REPS runs
 	KT_TARGET_S=0.02	# one kernel loop, unpatched, seconds
 	UT_TARGET_S=0.03	# one userspace loop, unpatched, seconds
 	;;
 quick)
-	RR=2 RS=2 SCALE="1:2 10:1 100:1" KT_N=100 KT_SECS=3
+	RR=2 RS=2 SCALE="100:1 10:1 1:2" KT_N=100 KT_SECS=3
 	REPS=2 KT_TARGET_S=0.02 UT_TARGET_S=0.02
 	;;
 *)
@@ -185,6 +187,8 @@ esac
 # --- setup ------------------------------------------------------------------
 
 echo "# bench: setup"
+# Everything runs on CPU 0 unless pinned elsewhere (tracers, pollers: CPU 1).
+taskset -pc 0 $$ > /dev/null
 info kernel "$(uname -r)"
 info cpu "$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
 info cpus "$(nproc)"
@@ -199,9 +203,8 @@ insmod "$MOD/bench_caller.ko" fn=0x"$addr" || { err "insmod bench_caller.ko"; ex
 insmod "$MOD/bench_ours1.ko" && insmod "$MOD/bench_ours2.ko" ||
 	{ err "insmod bench_ours"; exit 1; }
 
-scale_ns=
-for nr in $SCALE; do scale_ns+=" ${nr%%:*}"; done
-info scale_n "${scale_ns# }"
+scale_ns=$(for nr in $SCALE; do echo "${nr%%:*}"; done | sort -n | tr '\n' ' ')
+info scale_n "${scale_ns% }"
 info redirect_rounds "$RR"
 info switch_rounds "$RS"
 for n in $scale_ns; do
@@ -284,8 +287,8 @@ run_config() {	# run_config CONFIG ROUND
 		;;
 	ours_perf)
 		ours_set bench_ours1 1
-		perf stat -e 'klp:*' -a -x, -o "$T/perf.out" -- \
-			"$0" inner-measure "$cfg" "$r" 4201
+		taskset -c 1 perf stat -e 'klp:*' -a -x, -o "$T/perf.out" -- \
+			taskset -c 0 "$0" inner-measure "$cfg" "$r" 4201
 		hits=$(awk -F, '$3 == "klp:klp_redirect" { print $1 }' "$T/perf.out")
 		info "perf_hits_r$r" "$hits (expected >= $((NK + NU)))"
 		[ "${hits:-0}" -ge $((NK + NU)) ] 2>/dev/null ||
@@ -303,7 +306,7 @@ configs=(unpatched builtin ours ours_klptop ours_perf)
 redirect_section() {
 	local r i k nc=${#configs[@]}
 	for ((r = 1; r <= RR; r++)); do
-		echo "# redirect: round $r/$RR"
+		echo "# redirect: round $r/$RR (t=$(cut -d. -f1 /proc/uptime)s)"
 		for ((i = 0; i < nc; i++)); do
 			k=$(((i + r - 1) % nc))
 			run_config "${configs[$k]}" "$r"
@@ -359,7 +362,7 @@ switch_null() {
 switch_section() {
 	local r
 	for ((r = 1; r <= RS; r++)); do
-		echo "# switch: round $r/$RS"
+		echo "# switch: round $r/$RS (t=$(cut -d. -f1 /proc/uptime)s)"
 		switch_null "$r"
 		if ((r % 2)); then
 			switch_ours "$r"
@@ -446,12 +449,20 @@ kp_off() {
 		out("module_alloc_ms", in_ms["ma"] + 0, "ms")
 		out("module_memfree_ms", in_ms["mf"] + 0, "ms")
 		if (k < 10) exit
-		for (i = 2; i <= k; i++) d[i - 1] = t[i] - t[i - 1]
+		for (i = 2; i <= k; i++) {
+			d[i - 1] = t[i] - t[i - 1]
+			if (i == 2 || d[i - 1] < lo) lo = d[i - 1]
+			if (i == 2 || d[i - 1] > hi) hi = d[i - 1]
+		}
 		m = k - 1; dec = int(m / 10)
 		out("per_func_median_ms", med(d, 1, m), "ms")
+		out("per_func_min_ms", lo, "ms")
+		out("per_func_max_ms", hi, "ms")
 		if (m < 50) exit
 		out("per_func_first10pct_ms", med(d, 1, dec), "ms")
 		out("per_func_last10pct_ms", med(d, m - dec + 1, m), "ms")
+		for (i = 0; i < 10; i++)
+			out("per_func_decile" i + 1 "_ms", med(d, int(i * m / 10) + 1, int((i + 1) * m / 10)), "ms")
 	}' $KP_INST/trace
 }
 
@@ -512,7 +523,7 @@ scale_section() {
 		for nr in $SCALE; do
 			n=${nr%%:*} rounds=${nr##*:}
 			((r <= rounds)) || continue
-			echo "# scale: N=$n round $r/$rounds"
+			echo "# scale: N=$n round $r/$rounds (t=$(cut -d. -f1 /proc/uptime)s)"
 			if ((r % 2)); then
 				scale_ours "$n" "$r"
 				scale_builtin "$n" "$r"
@@ -564,10 +575,10 @@ kt_run() {
 klptop_section() {
 	local n=$1 d=/sys/kernel/debug/bench_s$1 drv v ns
 	[ -x "$KLPTOP" ] || return
-	echo "# klptop: $n patched functions"
+	echo "# klptop: $n patched functions (t=$(cut -d. -f1 /proc/uptime)s)"
 	info klptop_functions "$n"
 	rm -f "$T/stop"
-	taskset -c 0 sh -c "while [ ! -e $T/stop ]; do echo 10 > $d/call; done" &
+	sh -c "while [ ! -e $T/stop ]; do echo 10 > $d/call; done" &
 	drv=$!
 	kt_run busy_screen -C 1
 	kt_run busy_json --json 1
@@ -585,5 +596,5 @@ redirect_section
 switch_section
 scale_section
 info guest_seconds "$(( ($(now_ns) - t_all) / 1000000000 ))"
-echo "# bench: done"
+echo "# bench: done (t=$(cut -d. -f1 /proc/uptime)s)"
 echo "I|done|1"

@@ -111,6 +111,15 @@ function add_ratio(s, m, label) {
 	R_med[nratios] = S_med; R_max[nratios] = S_max
 }
 
+# per-function interval inside an operation: median, [lowest-highest] seen
+function fcell(c, op,    lo, hi) {
+	if (!has("scale", op "_per_func_median_ms", c)) return "-"
+	kstats(key("scale", op "_per_func_min_ms", c)); lo = S_min
+	kstats(key("scale", op "_per_func_max_ms", c)); hi = S_max
+	kstats(key("scale", op "_per_func_median_ms", c))
+	return num(S_med) (lo == "" ? "" : " [" num(lo) "-" num(hi) "]")
+}
+
 function jstr(s) {
 	gsub(/\\/, "\\\\", s)
 	gsub(/"/, "\\\"", s)
@@ -222,12 +231,13 @@ END {
 		print ""
 		print "Inside one operation, from kprobe events (ftrace is notrace, so each function is marked by the"
 		print "module_alloc() of its ftrace_ops trampoline when enabled, by the synchronize_rcu_tasks_rude() of"
-		print "its ftrace_shutdown() when disabled): the interval between consecutive functions, median over the"
-		print "patch and over its first and last 10% (a cost growing with the number already done shows as"
-		print "last > first); and the time spent in synchronize_rcu_tasks() + synchronize_rcu_tasks_rude(), as a"
-		print "share of the operation."
+		print "its ftrace_shutdown() when disabled): the interval between consecutive functions, median and"
+		print "[lowest-highest] over the patch, and the median over its first and last 10% (a cost growing with"
+		print "the number already done shows as last > first); the time spent in synchronize_rcu_tasks() +"
+		print "synchronize_rcu_tasks_rude(), and in module_alloc() (enable) or module_memfree() (disable), with"
+		print "their share of the operation."
 		print ""
-		print "| N | core | op | per function | first 10% | last 10% | RCU-tasks waits (share) | module_alloc / _memfree (share) |"
+		print "| N | core | op | per function [min-max] | first 10% | last 10% | RCU-tasks waits (share) | module_alloc / _memfree (share) |"
 		print "|---|---|---|---|---|---|---|---|"
 		for (i = 1; i <= nn; i++) {
 			n = ns[i]
@@ -244,7 +254,33 @@ END {
 						kstats(key("scale", op "_ms", c))
 						tot = S_med
 					}
-					printf "| %s | %s | %s | %s | %s | %s | %s%s | %s%s |\n", n, j ? "builtin" : "klp", op, cell("scale", op "_per_func_median_ms", c), cell("scale", op "_per_func_first10pct_ms", c), cell("scale", op "_per_func_last10pct_ms", c), num(w), (tot > 0 ? sprintf(" (%.0f%%)", 100 * w / tot) : ""), num(ma), (tot > 0 ? sprintf(" (%.0f%%)", 100 * ma / tot) : "")
+					printf "| %s | %s | %s | %s | %s | %s | %s%s | %s%s |\n", n, j ? "builtin" : "klp", op, fcell(c, op), cell("scale", op "_per_func_first10pct_ms", c), cell("scale", op "_per_func_last10pct_ms", c), num(w), (tot > 0 ? sprintf(" (%.0f%%)", 100 * w / tot) : ""), num(ma), (tot > 0 ? sprintf(" (%.0f%%)", 100 * ma / tot) : "")
+				}
+			}
+		}
+	}
+
+	if (has("scale", "enable_per_func_decile1_ms", "ours_" ns[nn])) {
+		print ""
+		print "The same intervals by tenth of the patch, in the order the functions are done (median ms of each"
+		print "tenth): a flat row is a per-function cost that does not grow with the number already done."
+		print ""
+		print "| N | core | op | 1st | 2nd | 3rd | 4th | 5th | 6th | 7th | 8th | 9th | 10th | last / first |"
+		print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+		for (i = 1; i <= nn; i++) {
+			n = ns[i]
+			for (o = 0; o < 2; o++) {
+				op = o ? "disable" : "enable"
+				for (j = 0; j < 2; j++) {
+					c = (j ? "builtin_" : "ours_") n
+					if (!has("scale", op "_per_func_decile1_ms", c)) continue
+					line = sprintf("| %s | %s | %s", n, j ? "builtin" : "klp", op)
+					for (d = 1; d <= 10; d++) {
+						kstats(key("scale", op "_per_func_decile" d "_ms", c))
+						dv[d] = S_med
+						line = line " | " num(S_med)
+					}
+					print line sprintf(" | %.2f |", dv[1] > 0 ? dv[10] / dv[1] : 0)
 				}
 			}
 		}

@@ -61,7 +61,7 @@ if [ -z "$replay" ]; then
 	done
 
 	# One boot for everything; the guest prints records, progress goes to stderr.
-	timeout_s=1080
+	timeout_s=1110
 	[ $mode = quick ] && timeout_s=420
 	echo "bench: booting the guest ($mode, at most ${timeout_s}s)" >&2
 	t0=$(date +%s)

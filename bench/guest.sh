@@ -191,7 +191,7 @@ echo "# bench: setup"
 taskset -pc 0 $$ > /dev/null
 info kernel "$(uname -r)"
 info cpu "$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
-info cpus "$(nproc)"
+info cpus "$(nproc --all)"	# the script itself runs pinned to CPU 0
 info mode "$mode"
 info perf "$(perf version 2>/dev/null | head -n 1)"
 clk_tck=$(getconf CLK_TCK)

@@ -5,7 +5,7 @@
  * /sys/kernel/klp/<module>/enabled switches it.
  */
 #include <linux/module.h>
-#include <klp/livepatch.h>
+#include <klp_test_module.h>
 #include "bench_body.h"
 
 static bool enable;
@@ -29,15 +29,7 @@ static struct klp_patch patch = {
 
 static int __init bench_ours_init(void)
 {
-	int ret;
-
-	ret = klp_register_patch(&patch);
-	if (ret || !enable)
-		return ret;
-	ret = klp_enable_patch(&patch);
-	if (ret)
-		WARN_ON(klp_unregister_patch(&patch));
-	return ret;
+	return klp_test_register_enable(&patch, enable);
 }
 
 static void __exit bench_ours_exit(void)

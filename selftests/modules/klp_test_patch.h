@@ -7,7 +7,7 @@
  * patch won.  enable=0 only registers the patch.
  */
 #include <linux/module.h>
-#include <klp/livepatch.h>
+#include "klp_test_module.h"
 
 static bool enable = true;
 module_param(enable, bool, 0400);
@@ -41,15 +41,7 @@ static struct klp_patch patch = {
 
 static int __init klp_test_patch_init(void)
 {
-	int ret;
-
-	ret = klp_register_patch(&patch);
-	if (ret || !enable)
-		return ret;
-	ret = klp_enable_patch(&patch);
-	if (ret)
-		WARN_ON(klp_unregister_patch(&patch));
-	return ret;
+	return klp_test_register_enable(&patch, enable);
 }
 
 static void __exit klp_test_patch_exit(void)

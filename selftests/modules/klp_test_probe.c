@@ -13,7 +13,7 @@
  * same module can probe again.
  */
 #include <linux/module.h>
-#include <klp/livepatch.h>
+#include "klp_test_module.h"
 
 static char *objname;
 module_param(objname, charp, 0400);
@@ -40,7 +40,7 @@ static struct klp_patch patch = { .mod = THIS_MODULE, .objs = objs, };
 
 static int __init klp_probe_init(void)
 {
-	int i, ret;
+	int i;
 
 	for (i = 0; i < nr_funcs; i++) {
 		funcs[i].old_name = func_names[i];
@@ -49,13 +49,7 @@ static int __init klp_probe_init(void)
 	funcs[0].old_addr = old_addr;
 	objs[0].name = objname;
 
-	ret = klp_register_patch(&patch);
-	if (ret || !enable)
-		return ret;
-	ret = klp_enable_patch(&patch);
-	if (ret)
-		WARN_ON(klp_unregister_patch(&patch));
-	return ret;
+	return klp_test_register_enable(&patch, enable);
 }
 
 static void __exit klp_probe_exit(void)

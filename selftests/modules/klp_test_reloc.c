@@ -23,7 +23,7 @@
 #include <linux/elf.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
-#include <klp/livepatch.h>
+#include "klp_test_module.h"
 
 static unsigned long slot_64, slot_ext, slot_self, slot_vmlinux;
 static u32 slot_32s, slot_pc32, slot_none = 0x1234;
@@ -139,13 +139,7 @@ static int __init klp_reloc_init(void)
 			return ret;
 	}
 
-	ret = klp_register_patch(&patch);
-	if (ret)
-		return ret;
-	ret = klp_enable_patch(&patch);
-	if (ret)
-		WARN_ON(klp_unregister_patch(&patch));
-	return ret;
+	return klp_test_register_enable(&patch, true);
 }
 
 static void __exit klp_reloc_exit(void)

@@ -22,6 +22,14 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+/*
+ * A tracepoint program's return value filters the event for perf: on 0,
+ * perf_trace_run_bpf_submit() drops it for every perf event on that
+ * tracepoint, so `perf stat -e klp:*` beside klptop would count nothing.
+ * klptop only watches: every program lets the event through.
+ */
+#define KLP_TP_PASS 1
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, KLP_MAX_HIT_KEYS);
@@ -55,17 +63,17 @@ int klptop_redirect(struct klp_redirect_ctx *ctx)
 	val = bpf_map_lookup_elem(&hits, &key);
 	if (val) {
 		(*val)++;
-		return 0;
+		return KLP_TP_PASS;
 	}
 	/* First hit of this pair; another CPU may insert it concurrently. */
 	if (!bpf_map_update_elem(&hits, &key, &one, BPF_NOEXIST))
-		return 0;
+		return KLP_TP_PASS;
 	val = bpf_map_lookup_elem(&hits, &key);
 	if (val)
 		(*val)++;
 	else
 		__sync_fetch_and_add(&lost_hits, 1);
-	return 0;
+	return KLP_TP_PASS;
 }
 
 /* __data_loc strings live at ctx + low 16 bits of the field. */
@@ -107,11 +115,11 @@ static __always_inline int handle_patch(struct klp_patch_ctx *ctx, __u32 type)
 	struct klp_transition_event *e = reserve_event(type);
 
 	if (!e)
-		return 0;
+		return KLP_TP_PASS;
 	e->ret = ctx->ret;
 	copy_loc_str(e->patch, sizeof(e->patch), ctx, ctx->patch);
 	bpf_ringbuf_submit(e, 0);
-	return 0;
+	return KLP_TP_PASS;
 }
 
 SEC("tp/klp/klp_patch_register")
@@ -143,7 +151,7 @@ static __always_inline int handle_func(struct klp_func_ctx *ctx, __u32 type)
 	struct klp_transition_event *e = reserve_event(type);
 
 	if (!e)
-		return 0;
+		return KLP_TP_PASS;
 	e->old_addr = ctx->old_addr;
 	e->id = ctx->id;
 	e->depth = ctx->depth;
@@ -153,7 +161,7 @@ static __always_inline int handle_func(struct klp_func_ctx *ctx, __u32 type)
 	copy_loc_str(e->patch, sizeof(e->patch), ctx, ctx->patch);
 	copy_loc_str(e->winner, sizeof(e->winner), ctx, ctx->winner);
 	bpf_ringbuf_submit(e, 0);
-	return 0;
+	return KLP_TP_PASS;
 }
 
 SEC("tp/klp/klp_func_push")
@@ -174,12 +182,12 @@ int klptop_object(struct klp_object_ctx *ctx)
 	struct klp_transition_event *e = reserve_event(KLP_EV_OBJECT);
 
 	if (!e)
-		return 0;
+		return KLP_TP_PASS;
 	e->ret = ctx->action;
 	copy_loc_str(e->patch, sizeof(e->patch), ctx, ctx->patch);
 	copy_loc_str(e->object, sizeof(e->object), ctx, ctx->object);
 	bpf_ringbuf_submit(e, 0);
-	return 0;
+	return KLP_TP_PASS;
 }
 
 SEC("tp/klp/klp_enable_failed")
@@ -188,11 +196,11 @@ int klptop_failed(struct klp_enable_failed_ctx *ctx)
 	struct klp_transition_event *e = reserve_event(KLP_EV_ENABLE_FAILED);
 
 	if (!e)
-		return 0;
+		return KLP_TP_PASS;
 	e->ret = ctx->err;
 	copy_loc_str(e->patch, sizeof(e->patch), ctx, ctx->patch);
 	copy_loc_str(e->object, sizeof(e->object), ctx, ctx->object);
 	copy_loc_str(e->func, sizeof(e->func), ctx, ctx->func);
 	bpf_ringbuf_submit(e, 0);
-	return 0;
+	return KLP_TP_PASS;
 }

@@ -114,3 +114,67 @@ func_attr() {	# func_attr PATCH OBJECT FUNC ATTR
 tainted_livepatch() {
 	[ $(( $(cat /proc/sys/kernel/tainted) & 32768 )) != 0 ]
 }
+
+# --- klptop's BPF counters ----------------------------------------------------
+
+# klptop_attach JSON: klptop --json 1 in the background, writing to JSON
+# (stderr to JSON.err); once its first interval is out, KT_PID is its pid
+# and KT_MAP the id of its hits map.  Fails if either does not come.
+klptop_attach() {
+	local id i
+	"$KLP_BIN/klptop" --json 1 > "$1" 2> "$1.err" &
+	KT_PID=$!
+	KT_MAP=
+	for ((i = 0; i < 200; i++)); do
+		[ "$(wc -l < "$1")" -ge 1 ] && break
+		kill -0 "$KT_PID" 2>/dev/null || return 1
+		sleep 0.2
+	done
+	for id in $(bpftool prog show -j | jq '.[] | select(.name == "klptop_redirect") | .map_ids[]'); do
+		[ "$(bpftool map show id "$id" -j | jq -r .name)" = hits ] && KT_MAP=$id
+	done
+	[ -n "$KT_MAP" ]
+}
+
+# bpf_counts: "old_addr id hits" for every pair of klptop's map, summed
+# over CPUs; old_addr from the raw key bytes (jq numbers are doubles)
+bpf_counts() {
+	bpftool map dump id "$KT_MAP" -j | jq -r '.[] |
+		"\(.key[0:8] | reverse | map(ltrimstr("0x")) | join("")) \(.formatted.key.id) \([.formatted.values[].value] | add)"' |
+		sort
+}
+
+# map_addr 0xADDR: the address as bpf_counts prints it (16 hex digits)
+map_addr() {
+	local a=${1#0x}
+	printf '%s%s\n' "$(printf '%*s' $((16 - ${#a})) '' | tr ' ' 0)" "$a"
+}
+
+# --- perf stat on klp:klp_redirect ------------------------------------------
+
+# perf_count_start FILE: perf stat -a counting klp:klp_redirect into FILE;
+# returns once it holds a perf event on every CPU (PERF_PID is its pid).
+# No workload: perf stat -a then counts until SIGINT, where a workload
+# would ignore SIGINT as a background job and perf would wait for it.
+perf_count_start() {
+	local i f n
+	perf stat -a -x, -e klp:klp_redirect -o "$1" &
+	PERF_PID=$!
+	for ((i = 0; i < 300; i++)); do
+		n=0
+		for f in /proc/$PERF_PID/fd/*; do
+			[ "$(readlink "$f" 2>/dev/null)" = "anon_inode:[perf_event]" ] && n=$((n + 1))
+		done
+		[ $n -ge "$(nproc)" ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# perf_count_stop FILE: stop that perf stat; PERF_COUNT is its count
+# (not printed: waiting for perf must happen in this shell, its parent)
+perf_count_stop() {
+	kill -INT "$PERF_PID"
+	wait "$PERF_PID"
+	PERF_COUNT=$(awk -F, '/klp:klp_redirect/ { print $1 }' "$1")
+}

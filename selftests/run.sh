@@ -46,12 +46,6 @@ for t in "$top"/selftests/tests/*.sh; do
 	[ -e "$t" ] || continue
 	name=guest/$(basename "$t" .sh)
 	[[ -z $pattern || $name == *$pattern* ]] || continue
-	# slow groups run only with KLP_SLOW=1 (make check-slow)
-	if grep -q '^# klp-slow: yes' "$t" && [ "${KLP_SLOW:-0}" != 1 ]; then
-		echo "# ---- $name: slow group, skipped (KLP_SLOW=1 runs it)"
-		skipped=$((skipped + 1))
-		continue
-	fi
 	args=$(sed -n 's/^# klp-boot-args: //p' "$t")
 	tmo=$(sed -n 's/^# klp-timeout: //p' "$t")
 	accel=$(sed -n 's/^# klp-accel: //p' "$t")

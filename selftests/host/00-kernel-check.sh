@@ -5,8 +5,8 @@
 . "$(dirname "$0")/../lib.sh"
 ktap_start "kernel build tree checks"
 
-kdir=/lib/modules/$("$KLP_TOP/scripts/kver.sh")/build
-check "the installed headers pass" "$KLP_TOP/scripts/check-kernel.sh" "$kdir"
+kdir=${KDIR:-/lib/modules/${KVER:-$("$KLP_TOP/scripts/kver.sh")}/build}
+check "the target kernel tree passes" "$KLP_TOP/scripts/check-kernel.sh" "$kdir"
 
 fake=$(mktemp -d)
 trap 'rm -rf "$fake"' EXIT

@@ -118,19 +118,8 @@ after() {
 	assert_eq "$what: klptop's first interval after it shows the new stack" "$want" "$got"
 }
 
-# bpf_counts: "old_addr id hits" for every pair of klptop's map, summed
-# over CPUs; old_addr from the raw key bytes (jq numbers are doubles)
-bpf_counts() {
-	bpftool map dump id "$KT_MAP" -j | jq -r '.[] |
-		"\(.key[0:8] | reverse | map(ltrimstr("0x")) | join("")) \(.formatted.key.id) \([.formatted.values[].value] | add)"' |
-		sort
-}
-
 addr_of() {	# addr_of FN: old_addr of klp_target_FN as in the map key
-	local a
-	a=$(func_attr klp_test_p1 $TGT klp_target_$1 old_addr)
-	a=${a#0x}
-	printf '%s%s\n' "$(printf '%*s' $((16 - ${#a})) '' | tr ' ' 0)" "$a"
+	map_addr "$(func_attr klp_test_p1 $TGT klp_target_$1 old_addr)"
 }
 
 # count WHAT WIN NA NB: NA calls of klp_target_a and NB of klp_target_b
@@ -203,13 +192,7 @@ else
 	skip "unprivileged: klptop asks for CAP_BPF/CAP_PERFMON" "no setpriv"
 fi
 
-"$KLP_BIN/klptop" --json 1 > "$KT_JSON" 2> "$T/klptop.err" &
-KT_PID=$!
-kt_wait 1 || bail "klptop --json starts (stderr: $(cat "$T/klptop.err"))"
-for id in $(bpftool prog show -j | jq '.[] | select(.name == "klptop_redirect") | .map_ids[]'); do
-	[ "$(bpftool map show id "$id" -j | jq -r .name)" = hits ] && KT_MAP=$id
-done
-[ -n "$KT_MAP" ] || bail "klptop's hits map is found"
+klptop_attach "$KT_JSON" || bail "klptop --json starts, its hits map is found (stderr: $(cat "$KT_JSON.err"))"
 ok "klptop attached, hits map id $KT_MAP"
 assert_eq "no patch yet: klptop shows no rows" 0 "$(kt_line 1 | jq '.rows | length')"
 
@@ -347,6 +330,13 @@ assert_eq "stream: the original klp_target_a never ran" "$ea" "$(entered a)"
 after "p2 enabled during the stream" 2 1
 count "after the stream" 2 5000 3000
 
+# klptop only watches: perf still sees every event beside it (a tracepoint
+# program returning 0 would drop the event for perf).
+check "perf stat starts beside klptop" perf_count_start "$T/perf.csv"
+target_call a 4000 > /dev/null
+perf_count_stop "$T/perf.csv"
+assert_eq "perf stat beside klptop counts every redirection" 4000 "$PERF_COUNT"
+
 # --- the transition log and the summary ---------------------------------------
 
 head -n "$(kt_lines)" "$KT_JSON" | jq -r '.transitions[].text' > "$T/transitions"
@@ -375,7 +365,7 @@ wait "$KT_PID"
 rc=$?
 KT_PID=
 assert_eq "SIGTERM ends klptop cleanly" 0 "$rc"
-assert_eq "klptop wrote nothing to stderr" "" "$(cat "$T/klptop.err")"
+assert_eq "klptop wrote nothing to stderr" "" "$(cat "$KT_JSON.err")"
 assert_eq "klptop --json 1 2 prints two objects and exits" 2 \
 	"$("$KLP_BIN/klptop" --json 1 2 | jq -c .summary | wc -l)"
 

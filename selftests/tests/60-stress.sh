@@ -1,105 +1,155 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # klp-timeout: 900
-# klp-slow: yes
+# klp-accel: tcg,thread=single
 # Stress: every CPU calls klp_target_a in a tight kernel loop while three
 # patches are enabled, disabled, stacked and unstacked 1000 times in random
-# order.  Every call must land on the func of an enabled patch (or on the
-# original while none is enabled), the original must never run while a
-# patch is enabled, and redirections plus original entries must equal the
-# calls made.  boot.sh fails the group on any WARN/BUG/oops.
+# order, klptop's BPF counters and perf stat attached throughout.  Every
+# call must land on the func of an enabled patch, the original only while
+# no patch is enabled (no original entry between two transitions that leave
+# a patch enabled); the BPF counts per winner must equal the calls that got
+# that winner's value, and with the original entries the calls made; perf
+# must count exactly what BPF counted.  boot.sh fails the group on any
+# WARN/BUG/oops.
 #
-# perf counts the redirections only in phase 1, where the func_stacks never
-# empty: with QEMU's multi-threaded TCG, perf counting klp:klp_redirect on
-# both vCPUs while an ftrace_ops is unregistered under the calls soft-locks
-# both vCPUs at the patched function's first byte within one or two
-# unregisters (apparently a vCPU retrapping on the int3 of ftrace's patching
-# that the other vCPU already removed); with a single TCG thread 10 of 10
-# such cycles passed.  Phase 2 counts through the target's value histogram.
+# Phase 1 keeps p1 enabled (the func_stack never empties); phase 2 toggles
+# all three, so the ftrace_ops is registered and unregistered under the
+# calls.  One TCG thread for both vCPUs: with QEMU's multi-threaded TCG,
+# a klp:klp_redirect consumer (perf or BPF) on both vCPUs while an
+# ftrace_ops is unregistered under the calls soft-locks both vCPUs at the
+# patched function's first byte within a few unregisters (apparently a vCPU
+# retrapping on the int3 of ftrace's patching that the other vCPU already
+# removed); with a single TCG thread the same cycles pass.
 . "$(dirname "$0")/../lib.sh"
 ktap_start "stress: calls on every CPU during 1000 random transitions"
 
-klp_insmod klp || { not_ok "core loads"; ktap_finish; }
-klp_insmod klp_test_target || { not_ok "target loads"; ktap_finish; }
-for p in 1 2 3; do klp_insmod klp_test_p$p enable=0 || not_ok "p$p registers"; done
+work=/tmp/stress
+mkdir -p $work
+KT_PID=
+trap '[ -n "$KT_PID" ] && kill "$KT_PID" 2>/dev/null; touch $work/stop' EXIT
+bail() {
+	not_ok "$1"
+	ktap_finish
+}
+
+klp_insmod klp || bail "core loads"
+klp_insmod klp_test_target || bail "target loads"
+for p in 1 2 3; do klp_insmod klp_test_p$p enable=0 || bail "p$p registers"; done
+klptop_attach $work/klptop.json || bail "klptop's BPF counters attach"
+ok "klptop attached, hits map id $KT_MAP"
+addr_a=$(map_addr "$(func_attr klp_test_p1 klp_test_target klp_target_a old_addr)")
+declare -A id
+for p in 1 2 3; do id[$p]=$(func_attr klp_test_p$p klp_test_target klp_target_a id); done
 
 LOOP=20000
 ncpu=$(nproc)
-work=/tmp/stress
-mkdir -p $work
 
 start_workers() {
 	local cpu
 	rm -f $work/stop $work/n.*
 	echo > "$KLP_TARGET/values"
+	workers=()
 	for ((cpu = 0; cpu < ncpu; cpu++)); do
 		# niced, so that the transitions are not starved by the callers
 		nice -n 19 taskset -c $cpu bash -c "n=0; while [ ! -e $work/stop ]; do
 			echo 'a $LOOP' > $KLP_TARGET/call || exit 1; n=\$((n + 1)); done; echo \$n > $work/n.$cpu" &
+		workers+=($!)
 	done
 }
 
-stop_workers() {
+stop_workers() {	# CALLS = the calls made
 	touch $work/stop
-	wait
-	cat $work/n.* | awk -v l=$LOOP '{ s += $1 * l } END { print s }'
+	wait "${workers[@]}"
+	CALLS=$(cat $work/n.* | awk -v l=$LOOP '{ s += $1 * l } END { print s }')
 }
 
-# toggle_random N PATCHES...: N random enable/disable flips.  The state is
-# tracked here, not read back, to keep each transition one sysfs write.
+# read_entered: ENTERED = original klp_target_a entries, with builtins only
+# (no fork), so that the window between two transitions stays short
+read_entered() {
+	local f v
+	while read -r f v; do
+		[ "$f" = a ] && { ENTERED=$v; return; }
+	done < "$KLP_TARGET/entered"
+}
+
+# toggle_random N PATCHES...: N random enable/disable flips, one sysfs write
+# each (the state is tracked here, not read back).  Prints the failed writes
+# and the original entries seen between two writes while a patch stayed
+# enabled.
 declare -A state
 toggle_random() {
-	local n=$1 i p failed=0
+	local n=$1 i p failed=0 leaked=0 after=0 any
 	shift
 	local pool=("$@")
 	for p in 1 2 3; do state[$p]=$(patch_enabled klp_test_p$p); done
-	for ((i = 0; i < n; i++)); do
+	for ((i = 0; i <= n; i++)); do
+		any=$((state[1] | state[2] | state[3]))
+		read_entered
+		[ $any = 1 ] && [ $i -gt 0 ] && leaked=$((leaked + ENTERED - after))
+		[ $i = $n ] && break
 		p=${pool[RANDOM % ${#pool[@]}]}
 		state[$p]=$((1 - state[$p]))
 		echo ${state[$p]} > "$KLP_SYSFS/klp_test_p$p/enabled" || failed=$((failed + 1))
+		read_entered
+		after=$ENTERED
 	done
-	echo $failed
+	echo $failed $leaked
 }
 
-values_ok() {	# only original or patch values; prints "<total> <original>"
-	awk '$1 == "lost" || ($1 != 100 && $1 != 1001 && $1 != 2001 && $1 != 3001) { bad = 1 }
-	     { s += $2 } $1 == 100 { o = $2 } END { if (bad) print "bad"; else print s + 0, o + 0 }' "$KLP_TARGET/values"
+# check_phase NAME CALLS ENTERED0 BPF_BEFORE: the values the calls got,
+# the original entries and klptop's BPF counts agree with the calls made
+check_phase() {
+	local name=$1 calls=$2 e0=$3 before=$4 hist want got bpf orig
+	check "$name: calls were made" test "${calls:-0}" -gt 0
+	hist=$(cat "$KLP_TARGET/values")
+	assert_eq "$name: every call got the original's or a patch's value" "" \
+		"$(awk '$1 == "lost" || ($1 != 100 && $1 != 1001 && $1 != 2001 && $1 != 3001)' <<< "$hist")"
+	assert_eq "$name: the values add up to the calls" "$calls" \
+		"$(awk '{ s += $2 } END { print s + 0 }' <<< "$hist")"
+	orig=$(awk '$1 == 100 { print $2 }' <<< "$hist")
+	read_entered
+	assert_eq "$name: original values equal original entries" "$((ENTERED - e0))" "${orig:-0}"
+
+	bpf_counts > $work/bpf.after
+	want=$(for p in 1 2 3; do
+		awk -v v=$((p * 1000 + 1)) -v id=${id[$p]} '$1 == v && $2 { print id, $2 }' <<< "$hist"
+	done | sort)
+	got=$(awk -v a="$addr_a" 'FILENAME == ARGV[1] { old[$2] = $3; next }
+		$1 == a && $3 != old[$2] { print $2, $3 - old[$2] }' "$before" $work/bpf.after | sort)
+	assert_eq "$name: BPF counts per winner equal the calls that got its value" "$want" "$got"
+	bpf=$(awk '{ s += $2 } END { print s + 0 }' <<< "$got")
+	assert_eq "$name: BPF counts plus original entries equal the calls" "$calls" \
+		"$((bpf + ENTERED - e0))"
 }
 
-# Phase 1: p1 stays enabled; p2 and p3 stack and unstack over it 500 times,
-# while perf counts the redirections.
+# run_phase NAME LEAK-TEXT PATCHES...: 500 random transitions of PATCHES
+# under the calls, perf counting beside klptop, then every check.
+run_phase() {
+	local name=$1 leak_text=$2 e0 t0 failed leaked
+	shift 2
+	read_entered
+	e0=$ENTERED
+	bpf_counts > $work/bpf.before
+	check "$name: perf stat counts on every CPU" perf_count_start $work/perf.csv
+	start_workers
+	t0=$(date +%s)
+	read -r failed leaked <<< "$(toggle_random 500 "$@")"
+	stop_workers
+	perf_count_stop $work/perf.csv
+	diag "$name: $CALLS calls on $ncpu CPUs during 500 transitions in $(( $(date +%s) - t0 )) s"
+	assert_eq "$name: every transition write succeeded" 0 "$failed"
+	assert_eq "$name: $leak_text" 0 "$leaked"
+	check_phase "$name" "$CALLS" "$e0" $work/bpf.before
+	read_entered
+	assert_eq "$name: perf counted exactly the redirected calls" "$((CALLS - ENTERED + e0))" \
+		"$PERF_COUNT"
+}
+
+# Phase 1: p1 stays enabled; p2 and p3 stack and unstack over it.
 set_enabled klp_test_p1 1
-e0=$(entered a)
-perf stat -a -x, -e klp:klp_redirect -o $work/perf.csv -- sleep 100000 &
-perf_pid=$!
-sleep 2
-start_workers
-t0=$(date +%s)
-failed=$(toggle_random 500 2 3)
-calls=$(stop_workers)
-sleep 1
-kill -INT $perf_pid; wait $perf_pid
-diag "phase 1: $calls calls on $ncpu CPUs during 500 transitions in $(( $(date +%s) - t0 )) s"
-check "phase 1: calls were made" test "${calls:-0}" -gt 0
-assert_eq "phase 1: every transition write succeeded" 0 "$failed"
-read -r total orig <<< "$(values_ok)"
-assert_eq "phase 1: every call got a patch's value, none the original" "$calls 0" "$total $orig"
-assert_eq "phase 1: original never entered with p1 enabled" "$e0" "$(entered a)"
-redirects=$(awk -F, '/klp:klp_redirect/ { print $1 }' $work/perf.csv)
-assert_eq "phase 1: perf counted exactly one redirection per call" "$calls" "$redirects"
-
-# Phase 2: all three, so the stack also empties and refills (ftrace_ops
-# registered and unregistered under the calls), 500 transitions.
-e0=$(entered a)
-start_workers
-t0=$(date +%s)
-failed=$(toggle_random 500 1 2 3)
-calls=$(stop_workers)
-diag "phase 2: $calls calls on $ncpu CPUs during 500 transitions in $(( $(date +%s) - t0 )) s"
-assert_eq "phase 2: every transition write succeeded" 0 "$failed"
-read -r total orig <<< "$(values_ok)"
-assert_eq "phase 2: every call got an original or patch value" "$calls" "$total"
-assert_eq "phase 2: original value count equals original entries" "$(( $(entered a) - e0 ))" "$orig"
+run_phase "phase 1" "the original never ran (p1 enabled throughout)" 2 3
+# Phase 2: all three, so the stack also empties and refills.
+run_phase "phase 2" "the original ran only while no patch was enabled" 1 2 3
 
 # Final state matches the last writes.
 want=""
@@ -107,4 +157,5 @@ for p in 1 2 3; do want+="$(patch_enabled klp_test_p$p)"; done
 got=""
 for p in 1 2 3; do got+="$(func_attr klp_test_p$p klp_test_target klp_target_a patched)"; done
 assert_eq "each patch's funcs patched exactly when it is enabled" "$want" "$got"
+check "klptop survived the stress" kill -0 "$KT_PID"
 ktap_finish

@@ -6,6 +6,8 @@
 #   make run        boot the guest with a live patch, a workload and klptop
 #   make check      every test, host and guest; ends "N passed, N failed"
 #   make bench      benchmarks in the guest (bench/results.json)
+#   make check-debug  every test again on a lockdep/KASAN kernel built from
+#                   Debian's linux-source (not in CI: it builds a kernel)
 #   make vmlinux.h  regenerate vmlinux.h from the target kernel's BTF
 #
 # KVER (default: newest installed linux-headers-*-amd64) or KDIR select the
@@ -34,7 +36,7 @@ SKELS := $(patsubst %,$(BPF_OUT)/%.skel.h,$(BPF_PROGS))
 TOOLS := $(patsubst userspace/%.c,$(BIN)/%,$(filter-out userspace/%_lib.c,$(wildcard userspace/klp*.c)))
 TOOL_LIBS := $(patsubst userspace/%.c,$(OUT)/obj/%.o,$(wildcard userspace/*_lib.c))
 
-.PHONY: all modules userspace deps run check check-run bench bench-run clean kernel-check
+.PHONY: all modules userspace deps run check check-debug bench clean kernel-check
 
 all: modules userspace
 
@@ -80,6 +82,14 @@ run: deps
 check: deps
 	$(MAKE) all
 	selftests/run.sh
+
+# The debug kernel's release replaces KVER, its build tree KDIR; the
+# modules are rebuilt against it (and again by the next plain make).
+check-debug: deps
+	scripts/deps.sh -d
+	rel=$$(scripts/debug-kernel.sh) && \
+	$(MAKE) KVER=$$rel KDIR=$(CURDIR)/$(OUT)/debug-kernel/obj all && \
+	KVER=$$rel KDIR=$(CURDIR)/$(OUT)/debug-kernel/obj KLP_TIMEOUT_SCALE=4 selftests/run.sh
 
 bench: deps
 	$(MAKE) all

@@ -4,9 +4,15 @@
 # guest kernel image that matches the installed headers.
 #
 # Usage: scripts/deps.sh [KVER]      (KVER like 6.1.0-57-amd64)
+#        scripts/deps.sh -d          what building the debug kernel needs
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+debug=0
+if [ "${1:-}" = -d ]; then
+	debug=1
+	shift
+fi
 kver=${1:-${KVER:-}}
 
 pkgs=(
@@ -17,7 +23,10 @@ pkgs=(
 	bpftrace linux-perf tmux dwarves
 	linux-source-6.1
 )
-if [ -n "$kver" ]; then
+if [ $debug = 1 ]; then
+	pkgs=(make gcc libc6-dev bc bison flex libelf-dev libssl-dev dwarves kmod cpio
+		xz-utils linux-source-6.1)
+elif [ -n "$kver" ]; then
 	pkgs+=("linux-headers-$kver")
 else
 	pkgs+=(linux-headers-amd64)
@@ -39,6 +48,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
 		"${missing[@]}" >/dev/null
 fi
+
+[ $debug = 1 ] && exit 0
 
 # checkpatch.pl for the style test, from Debian's kernel source tarball.
 cp_dir=$top/build/checkpatch

@@ -48,10 +48,12 @@ for t in "$top"/selftests/tests/*.sh; do
 	[[ -z $pattern || $name == *$pattern* ]] || continue
 	args=$(sed -n 's/^# klp-boot-args: //p' "$t")
 	tmo=$(sed -n 's/^# klp-timeout: //p' "$t")
+	# a debug kernel (make check-debug) runs everything several times slower
+	tmo=$(( ${tmo:-600} * ${KLP_TIMEOUT_SCALE:-1} ))
 	accel=$(sed -n 's/^# klp-accel: //p' "$t")
 	echo "# ---- $name${args:+ (kernel args: $args)}"
 	KLP_ACCEL=${accel:-${KLP_ACCEL:-auto}} \
-		"$top/selftests/guest/boot.sh" -t "${tmo:-600}" ${args:+-a "$args"} "$t" 2>&1 | tee "$log/out"
+		"$top/selftests/guest/boot.sh" -t "$tmo" ${args:+-a "$args"} "$t" 2>&1 | tee "$log/out"
 	rc=${PIPESTATUS[0]}
 	count "$name" "$log/out"
 	if [ "$rc" != 0 ]; then

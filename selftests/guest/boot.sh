@@ -10,7 +10,8 @@
 #   -a   extra kernel command line words (e.g. nokaslr)
 #   -i   interactive: the script owns the console (for make run)
 # Environment: KVER, KLP_ACCEL (tcg|kvm|auto, default auto: KVM only when a
-# probe boot with it succeeds), KLP_SMP (2), KLP_MEM (2G).
+# probe boot with it succeeds), KLP_SMP (2), KLP_MEM (2G), KLP_BOOT_ARGS
+# (kernel command line words for every boot).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -106,7 +107,7 @@ flock 9
 
 res=$(mktemp -d "$gdir/results.XXXXXX")
 chmod 777 "$res"
-cmdline="console=ttyS0 loglevel=3 panic=-1 rdinit=/init $extra_args"
+cmdline="console=ttyS0 loglevel=3 panic=-1 rdinit=/init ${KLP_BOOT_ARGS:-} $extra_args"
 cmdline+=" KLP_TOP=$top KLP_MODTREE=$modtree KLP_SCRIPT=$enc KLP_INTERACTIVE=$interactive"
 [ -n "${TERM:-}" ] && cmdline+=" KLP_TERM=$TERM"
 

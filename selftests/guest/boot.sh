@@ -109,6 +109,7 @@ res=$(mktemp -d "$gdir/results.XXXXXX")
 chmod 777 "$res"
 cmdline="console=ttyS0 loglevel=3 panic=-1 rdinit=/init ${KLP_BOOT_ARGS:-} $extra_args"
 cmdline+=" KLP_TOP=$top KLP_MODTREE=$modtree KLP_SCRIPT=$enc KLP_INTERACTIVE=$interactive"
+cmdline+=" KLP_TIMEOUT_SCALE=${KLP_TIMEOUT_SCALE:-1}"
 [ -n "${TERM:-}" ] && cmdline+=" KLP_TERM=$TERM"
 
 qemu=("${qemu_base[@]}" -accel "$accel" -cpu "$cpu" -smp "${KLP_SMP:-2}" -m "${KLP_MEM:-2G}"

@@ -64,6 +64,12 @@ ktap_finish() {
 	exit $?
 }
 
+# bail MSG: a failure the rest of the group cannot go on after
+bail() {
+	not_ok "$1"
+	ktap_finish
+}
+
 # --- guest helpers -------------------------------------------------------
 
 # Load a module from the tree, quietly; returns insmod's status.
@@ -152,20 +158,28 @@ map_addr() {
 
 # --- perf stat on klp:klp_redirect ------------------------------------------
 
+# perf_event_fds PID...: how many perf_event fds those processes hold
+perf_event_fds() {
+	local p f n=0
+	for p in "$@"; do
+		for f in /proc/"$p"/fd/*; do
+			[ "$(readlink "$f" 2> /dev/null)" = "anon_inode:[perf_event]" ] && n=$((n + 1))
+		done
+	done
+	echo $n
+}
+
 # perf_count_start FILE: perf stat -a counting klp:klp_redirect into FILE;
 # returns once it holds a perf event on every CPU (PERF_PID is its pid).
 # No workload: perf stat -a then counts until SIGINT, where a workload
 # would ignore SIGINT as a background job and perf would wait for it.
 perf_count_start() {
-	local i f n
+	local i ncpu
+	ncpu=$(nproc)
 	perf stat -a -x, -e klp:klp_redirect -o "$1" &
 	PERF_PID=$!
 	for ((i = 0; i < 300; i++)); do
-		n=0
-		for f in /proc/$PERF_PID/fd/*; do
-			[ "$(readlink "$f" 2>/dev/null)" = "anon_inode:[perf_event]" ] && n=$((n + 1))
-		done
-		[ $n -ge "$(nproc)" ] && return 0
+		[ "$(perf_event_fds $PERF_PID)" -ge "$ncpu" ] && return 0
 		sleep 0.2
 	done
 	return 1

@@ -57,13 +57,7 @@ running() { kill -0 "${pgid[$1]}" 2> /dev/null; }
 
 # perf_fds NAME: perf_event fds held by NAME's processes
 perf_fds() {
-	local p f n=0
-	for p in $(pgrep -g "${pgid[$1]}"); do
-		for f in /proc/"$p"/fd/*; do
-			[ "$(readlink "$f" 2> /dev/null)" = "anon_inode:[perf_event]" ] && n=$((n + 1))
-		done
-	done
-	echo $n
+	perf_event_fds $(pgrep -g "${pgid[$1]}")
 }
 
 # bpf_tps NAME: tracepoints NAME's BPF programs are attached to

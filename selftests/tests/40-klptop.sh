@@ -20,11 +20,6 @@ KT_PID=
 KT_MAP=
 TGT=klp_test_target
 
-bail() {
-	not_ok "$1"
-	ktap_finish
-}
-
 cleanup() {
 	[ -n "$KT_PID" ] && kill "$KT_PID" 2>/dev/null
 	[ -e "$T/stop" ] || touch "$T/stop"

@@ -14,11 +14,6 @@ SOCK=/tmp/klptop-41.tmux
 T=/tmp/klptop-41
 mkdir -p "$T"
 
-bail() {
-	not_ok "$1"
-	ktap_finish
-}
-
 tm() {
 	tmux -S "$SOCK" "$@"
 }

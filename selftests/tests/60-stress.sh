@@ -27,10 +27,6 @@ work=/tmp/stress
 mkdir -p $work
 KT_PID=
 trap '[ -n "$KT_PID" ] && kill "$KT_PID" 2>/dev/null; touch $work/stop' EXIT
-bail() {
-	not_ok "$1"
-	ktap_finish
-}
 
 klp_insmod klp || bail "core loads"
 klp_insmod klp_test_target || bail "target loads"

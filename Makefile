@@ -87,8 +87,8 @@ check: deps
 # modules are rebuilt against it (and again by the next plain make).
 # no5lvl: with -cpu max's 5-level paging, an interrupt early in boot can
 # hit KASAN in rcu_is_watching(), and that report turns lockdep off.
-check-debug: deps
-	scripts/deps.sh -d
+check-debug:
+	scripts/deps.sh -d $(KVER)
 	rel=$$(scripts/debug-kernel.sh) && \
 	$(MAKE) KVER=$$rel KDIR=$(CURDIR)/$(OUT)/debug-kernel/obj all && \
 	KVER=$$rel KDIR=$(CURDIR)/$(OUT)/debug-kernel/obj KLP_TIMEOUT_SCALE=4 \

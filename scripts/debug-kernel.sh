@@ -19,7 +19,8 @@ tarball=/usr/src/linux-source-6.1.tar.xz
 log() { echo "debug-kernel: $*" >&2; }
 
 if [ ! -f "$tarball" ]; then
-	apt-get install -y -q linux-source-6.1 >&2
+	log "$tarball missing: scripts/deps.sh -d installs it"
+	exit 1
 fi
 mkdir -p "$base"
 if [ ! -f "$src/Makefile" ]; then

@@ -4,7 +4,8 @@
 # guest kernel image that matches the installed headers.
 #
 # Usage: scripts/deps.sh [KVER]      (KVER like 6.1.0-57-amd64)
-#        scripts/deps.sh -d          what building the debug kernel needs
+#        scripts/deps.sh -d [KVER]   the same, and what building the debug
+#                                    kernel (make check-debug) needs
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,10 +24,8 @@ pkgs=(
 	bpftrace linux-perf tmux dwarves
 	linux-source-6.1
 )
-if [ $debug = 1 ]; then
-	pkgs=(make gcc libc6-dev bc bison flex libelf-dev libssl-dev dwarves kmod cpio
-		xz-utils linux-source-6.1)
-elif [ -n "$kver" ]; then
+[ $debug = 1 ] && pkgs+=(bc bison flex libssl-dev)
+if [ -n "$kver" ]; then
 	pkgs+=("linux-headers-$kver")
 else
 	pkgs+=(linux-headers-amd64)
@@ -48,8 +47,6 @@ if [ ${#missing[@]} -gt 0 ]; then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
 		"${missing[@]}" >/dev/null
 fi
-
-[ $debug = 1 ] && exit 0
 
 # checkpatch.pl for the style test, from Debian's kernel source tarball.
 cp_dir=$top/build/checkpatch

@@ -29,7 +29,12 @@ ARCH_BPF := x86
 INCLUDES := -Iinclude -I$(BPF_OUT) -Iuserspace
 
 KBUILD := $(MAKE) -C $(KDIR)
-KMODS := core core/samples selftests/modules
+KMODS := core core/samples selftests/modules $(FAULT_DIR)
+
+# The fault-injection build of the core (for the selftests only): the same
+# sources, linked into its own kbuild directory, with KLP_FAULT_INJECT=y.
+FAULT_DIR := $(OUT)/core-fault
+CORE_SRCS := $(filter-out %.mod.c,$(wildcard core/*.c)) $(wildcard core/*.h) core/Kbuild
 
 BPF_PROGS := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))
 SKELS := $(patsubst %,$(BPF_OUT)/%.skel.h,$(BPF_PROGS))
@@ -45,6 +50,8 @@ kernel-check:
 
 modules: kernel-check
 	$(KBUILD) M=$(CURDIR)/core modules
+	mkdir -p $(FAULT_DIR) && ln -sf $(addprefix $(CURDIR)/,$(CORE_SRCS)) $(FAULT_DIR)/
+	$(KBUILD) M=$(CURDIR)/$(FAULT_DIR) KLP_FAULT_INJECT=y modules
 	$(KBUILD) M=$(CURDIR)/core/samples KBUILD_EXTRA_SYMBOLS=$(CURDIR)/core/Module.symvers modules
 	$(KBUILD) M=$(CURDIR)/selftests/modules KBUILD_EXTRA_SYMBOLS=$(CURDIR)/core/Module.symvers modules
 

@@ -5,7 +5,13 @@
 #include <linux/mutex.h>
 #include <klp/livepatch.h>
 
+/*
+ * klp_mutex protects klp_patches and every state transition of anything
+ * reachable from it.  The ftrace handler alone reads the func_stacks
+ * without it, under RCU.
+ */
 extern struct mutex klp_mutex;
+extern struct list_head klp_patches;
 
 #define klp_for_each_object(patch, obj) \
 	for (obj = (patch)->objs; obj->funcs || obj->name; obj++)
@@ -27,5 +33,38 @@ static inline const char *klp_patch_name(struct klp_patch *patch)
 {
 	return patch->mod->name;
 }
+
+static inline bool klp_is_object_loaded(struct klp_object *obj)
+{
+	return !klp_is_module(obj) || obj->mod;
+}
+
+/* core.c */
+bool klp_is_patch_registered(struct klp_patch *patch);
+int klp_set_patch_state(struct klp_patch *patch, int state);
+int klp_load_object(struct klp_object *obj);
+void klp_unload_object(struct klp_object *obj);
+int klp_enable_object(struct klp_object *obj);
+int klp_disable_object(struct klp_object *obj);
+int klp_disable_patch_all(struct klp_patch *patch);
+void klp_free_patch(struct klp_patch *patch);
+void klp_trace_failure(struct klp_object *obj, struct klp_func *func,
+		       int err);
+
+/* module.c */
+struct module *klp_find_loaded_module(const char *name);
+int klp_module_init(void);
+void klp_module_exit(void);
+
+/* reloc.c */
+int klp_write_object_relocations(struct module *pmod, struct klp_object *obj);
+void klp_put_module_refs(struct module *user);
+
+/* sysfs.c */
+int klp_sysfs_add_patch(struct klp_patch *patch);
+int klp_sysfs_add_object(struct klp_object *obj);
+int klp_sysfs_add_func(struct klp_func *func);
+int klp_sysfs_init(void);
+void klp_sysfs_exit(void);
 
 #endif /* _KLP_CORE_H */

@@ -2,12 +2,20 @@
 #ifndef _KLP_FAULT_H
 #define _KLP_FAULT_H
 
+#ifdef KLP_FAULT_INJECT
 /*
- * Debug-only fault injection for the enable path: the selftests write
+ * Test builds only (KLP_FAULT_INJECT=y, see Kbuild): the selftests write
  * "<site> <nth>" to /sys/module/klp/parameters/fault_inject and the nth
  * pass through klp_fault("<site>") fails (-ENOMEM for alloc_* sites, -EIO
  * otherwise), once.  Returns 0 when nothing is armed.
  */
 int klp_fault(const char *site);
+#else
+/* A release build has no knob: every step runs for real. */
+static inline int klp_fault(const char *site)
+{
+	return 0;
+}
+#endif
 
 #endif /* _KLP_FAULT_H */

@@ -3,7 +3,12 @@
  * klp_trace.h - tracepoints of the klp live patching core (system "klp")
  *
  * klp_redirect fires on every redirected call and carries no strings, so a
- * BPF program can count it by id alone.  The other events mark every state
+ * BPF program can count it by id alone.  It fires only where RCU is
+ * watching: a patched function that runs in the idle loop after RCU has
+ * stopped watching the CPU (or in other RCU-idle code) is still
+ * redirected, but those calls are not reported, so tools do not count them.
+ * A tracepoint's consumers (BPF, perf) rely on RCU; lockdep kernels warn
+ * at every such call otherwise.  The other events mark every state
  * change: registration, enable/disable, func_stack push/pop, module
  * coming/going and enable failures.  Each TP_printk uses only helpers that
  * libtraceevent knows, so perf script and klp-trace parse them.
@@ -27,12 +32,14 @@ TRACE_DEFINE_ENUM(KLP_OBJ_REVERTED);
 			 { KLP_OBJ_APPLIED, "applied" },	\
 			 { KLP_OBJ_REVERTED, "reverted" })
 
-TRACE_EVENT(klp_redirect,
+TRACE_EVENT_CONDITION(klp_redirect,
 
 	TP_PROTO(unsigned long old_addr, unsigned long new_func,
 		 unsigned int id),
 
 	TP_ARGS(old_addr, new_func, id),
+
+	TP_CONDITION(rcu_is_watching()),
 
 	TP_STRUCT__entry(
 		__field(unsigned long,	old_addr)

@@ -117,23 +117,41 @@ static void klp_free_ops(struct klp_ops *ops)
 	kfree(ops);
 }
 
-/* Pop func off its stack; unregister the ftrace_ops with the last one. */
-void klp_unpatch_func(struct klp_func *func)
+/**
+ * klp_unpatch_func() - pop a func off its function's func_stack
+ * @func:	an enabled func
+ *
+ * The func below takes over at once; with the last func gone the
+ * ftrace_ops is unregistered (which waits until no CPU is in the handler)
+ * and freed.  If ftrace refuses to unregister it, ftrace may still call
+ * the handler: the ops, and func on its stack, are kept.
+ *
+ * Return: 0, or ftrace's error with func still enabled.
+ */
+int klp_unpatch_func(struct klp_func *func)
 {
 	struct klp_ops *ops;
 	unsigned long ftrace_loc;
+	int ret;
+
+	lockdep_assert_held(&klp_mutex);
 
 	if (WARN_ON(func->state != KLP_ENABLED))
-		return;
+		return -EINVAL;
 
 	ops = klp_find_ops(func->old_addr);
 	if (WARN_ON(!ops))
-		return;
+		return -EINVAL;
 
 	if (list_is_singular(&ops->func_stack)) {
 		ftrace_loc = klp_ftrace_location(func->old_addr);
-		/* Unregistering waits until no CPU is in the handler. */
-		WARN_ON(unregister_ftrace_function(&ops->fops));
+		ret = klp_fault("unregister_ftrace_function") ?:
+		      unregister_ftrace_function(&ops->fops);
+		if (ret) {
+			pr_err("failed to unregister the ftrace handler of function '%s' (%d): it stays patched\n",
+			       func->old_name, ret);
+			return ret;
+		}
 		WARN_ON(ftrace_set_filter_ip(&ops->fops, ftrace_loc, 1, 0));
 		list_del_rcu(&func->stack_node);
 		hash_del(&ops->node);
@@ -146,6 +164,7 @@ void klp_unpatch_func(struct klp_func *func)
 
 	func->state = KLP_DISABLED;
 	klp_trace_stack_change(func, ops, false);
+	return 0;
 }
 
 /* ftrace lets one IPMODIFY user own a function: say who has it. */
@@ -183,7 +202,11 @@ static int klp_register_ops(struct klp_ops *ops, struct klp_func *func)
 	ret = klp_fault("register_ftrace_function") ?:
 	      register_ftrace_function(&ops->fops);
 	if (ret) {
-		if (ret == -EBUSY)
+		/* A permanent ops is refused while the sysctl is 0. */
+		if (ret == -EBUSY && !klp_ftrace_enabled())
+			pr_err("function '%s' cannot be patched: ftrace is disabled (sysctl kernel.ftrace_enabled = 0)\n",
+			       func->old_name);
+		else if (ret == -EBUSY)
 			klp_report_busy(func);
 		else
 			pr_err("failed to register ftrace handler for function '%s' (%d)\n",
@@ -193,11 +216,21 @@ static int klp_register_ops(struct klp_ops *ops, struct klp_func *func)
 	return ret;
 }
 
-/* Push func on the func_stack of its function: it wins from now on. */
+/**
+ * klp_patch_func() - push func on its function's func_stack
+ * @func:	a disabled func whose old_addr is resolved
+ *
+ * func wins from now on.  The first func of a function registers the
+ * function's ftrace_ops.
+ *
+ * Return: 0 on success, otherwise error (func stays disabled)
+ */
 int klp_patch_func(struct klp_func *func)
 {
 	struct klp_ops *ops;
 	int ret;
+
+	lockdep_assert_held(&klp_mutex);
 
 	if (WARN_ON(!func->old_addr))
 		return -EINVAL;
@@ -218,7 +251,13 @@ int klp_patch_func(struct klp_func *func)
 		ops->old_addr = func->old_addr;
 		ops->depth = 1;
 		ops->fops.func = klp_ftrace_handler;
+		/*
+		 * PERMANENT: kernel.ftrace_enabled cannot be set to 0 while
+		 * a patch is applied (it would silently turn every patch
+		 * off), and a patch cannot be applied while it is 0.
+		 */
 		ops->fops.flags = FTRACE_OPS_FL_DYNAMIC |
+				  FTRACE_OPS_FL_PERMANENT |
 #ifndef CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS
 				  FTRACE_OPS_FL_SAVE_REGS |
 #endif
@@ -240,15 +279,21 @@ int klp_patch_func(struct klp_func *func)
 	return 0;
 }
 
-/*
- * Position of func on its stack: 1 for the winner, 2 below it, ...; 0 when
- * func is not on a stack.  *depth is the stack's depth.  klp_mutex held.
+/**
+ * klp_func_stack_pos() - where func sits on its function's func_stack
+ * @func:	a func
+ * @depth:	set to the depth of that stack (0 when func is not on one)
+ *
+ * Return: 1 for the winner, 2 for the func below it, ...; 0 when func is
+ * not on a stack.
  */
 int klp_func_stack_pos(struct klp_func *func, unsigned int *depth)
 {
 	struct klp_ops *ops;
 	struct klp_func *f;
 	int pos = 0;
+
+	lockdep_assert_held(&klp_mutex);
 
 	*depth = 0;
 	if (func->state != KLP_ENABLED)
@@ -267,16 +312,20 @@ int klp_func_stack_pos(struct klp_func *func, unsigned int *depth)
 	return 0;
 }
 
-/*
- * One line per func_stack, winner first:
- *   <object> <function> <depth> <patch>:<id> [<patch>:<id> ...]
- * klp_mutex held.
+/**
+ * klp_show_stacks() - print every func_stack, one line each
+ * @m:		the seq_file
+ *
+ * Lines read "<object> <function> <depth> <patch>:<id> [<patch>:<id> ...]",
+ * winner first.
  */
 void klp_show_stacks(struct seq_file *m)
 {
 	struct klp_ops *ops;
 	struct klp_func *top, *f;
 	int bkt;
+
+	lockdep_assert_held(&klp_mutex);
 
 	hash_for_each(klp_ops_table, bkt, ops, node) {
 		top = klp_stack_top(ops);

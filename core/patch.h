@@ -5,7 +5,7 @@
 #include <klp/livepatch.h>
 
 int klp_patch_func(struct klp_func *func);
-void klp_unpatch_func(struct klp_func *func);
+int klp_unpatch_func(struct klp_func *func);
 int klp_func_stack_pos(struct klp_func *func, unsigned int *depth);
 void klp_show_stacks(struct seq_file *m);
 

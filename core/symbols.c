@@ -12,7 +12,6 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/elf.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
@@ -33,10 +32,13 @@ static int (*klp_kallsyms_on_each_match_symbol)(klp_match_fn_t fn,
 						const char *name, void *data);
 static int (*klp_module_kallsyms_on_each_symbol)(klp_sym_fn_t fn, void *data);
 static struct module *(*klp_find_module_fn)(const char *name);
+static struct module *(*klp_module_address_fn)(unsigned long addr);
 static void *(*klp_text_poke)(void *addr, const void *opcode, size_t len);
 static struct mutex *klp_text_mutex;
 static unsigned long (*klp_ftrace_location_fn)(unsigned long ip);
+static int *klp_ftrace_enabled_p;
 static unsigned long klp_text_start;
+static unsigned long klp_sinittext, klp_einittext;
 
 static unsigned long klp_kprobe_addr(const char *name)
 {
@@ -91,10 +93,65 @@ int klp_symbols_init(void)
 	       klp_resolve("module_kallsyms_on_each_symbol",
 			   &klp_module_kallsyms_on_each_symbol) ?:
 	       klp_resolve("find_module", &klp_find_module_fn) ?:
+	       klp_resolve("__module_address", &klp_module_address_fn) ?:
 	       klp_resolve("text_poke", &klp_text_poke) ?:
 	       klp_resolve("text_mutex", &klp_text_mutex) ?:
 	       klp_resolve("ftrace_location", &klp_ftrace_location_fn) ?:
-	       klp_resolve("_text", &klp_text_start);
+	       klp_resolve("ftrace_enabled", &klp_ftrace_enabled_p) ?:
+	       klp_resolve("_text", &klp_text_start) ?:
+	       klp_resolve("_sinittext", &klp_sinittext) ?:
+	       klp_resolve("_einittext", &klp_einittext);
+}
+
+/**
+ * klp_ftrace_enabled() - the kernel.ftrace_enabled sysctl
+ *
+ * Return: false while ftrace is switched off
+ */
+bool klp_ftrace_enabled(void)
+{
+	return READ_ONCE(*klp_ftrace_enabled_p);
+}
+
+/**
+ * klp_module_address() - the module whose memory holds addr
+ * @addr:	an address
+ *
+ * Caller disables preemption (or holds module_mutex), as for
+ * __module_address().
+ *
+ * Return: the module, or NULL (vmlinux, or nothing)
+ */
+struct module *klp_module_address(unsigned long addr)
+{
+	return klp_module_address_fn(addr);
+}
+
+/**
+ * klp_is_init_text() - is addr in text that is freed once init is done
+ * @mod:	the module the address belongs to, NULL for vmlinux
+ * @addr:	an address
+ *
+ * Return: true for the __init text of vmlinux or of mod
+ */
+bool klp_is_init_text(struct module *mod, unsigned long addr)
+{
+	if (mod)
+		return within_module_init(addr, mod);
+	return addr >= klp_sinittext && addr < klp_einittext;
+}
+
+/**
+ * klp_text_write() - write into read-only kernel memory
+ * @addr:	where
+ * @val:	what
+ * @len:	how many bytes
+ */
+void klp_text_write(void *addr, const void *val, size_t len)
+{
+	mutex_lock(klp_text_mutex);
+	klp_text_poke(addr, val, len);
+	mutex_unlock(klp_text_mutex);
 }
 
 /* The ftrace call site of the function at addr, or 0 if it has none. */
@@ -109,12 +166,17 @@ bool klp_kaslr_active(void)
 	return klp_text_start != __START_KERNEL;
 }
 
-/*
- * The module named name, if it is live.  A module still coming or already
- * going is left to the module notifier.  klp_mutex held: a module going
- * waits for it in our notifier, so the pointer stays valid while held.
+/**
+ * klp_find_live_module() - the live module of that name
+ * @name:	a module name
+ *
+ * A module still coming or already going is left to the module notifier.
+ * With klp_mutex held the pointer stays valid: a module going waits for it
+ * in our notifier.
+ *
+ * Return: the module, or NULL
  */
-struct module *klp_find_module(const char *name)
+struct module *klp_find_live_module(const char *name)
 {
 	struct module *mod;
 
@@ -214,11 +276,17 @@ int klp_verify_vmlinux_symbol(const char *name, unsigned long addr)
 	return -EINVAL;
 }
 
-/*
- * An exported symbol's value, read from its __ksymtab_<name> entry (found
- * by name): __symbol_get() refuses symbols that are not GPL-only.
+/**
+ * klp_find_exported_symbol() - the value of an exported symbol
+ * @name:	the symbol, exported by vmlinux or a module
+ * @addr:	set to its value
+ *
+ * Read from its __ksymtab_<name> entry (found by name): __symbol_get()
+ * refuses symbols that are not GPL-only.
+ *
+ * Return: 0, or -ENOENT when no such symbol is exported
  */
-static int klp_find_exported_symbol(const char *name, unsigned long *addr)
+int klp_find_exported_symbol(const char *name, unsigned long *addr)
 {
 	char ksymtab[KSYM_NAME_LEN];
 	const struct kernel_symbol *ks;
@@ -239,87 +307,4 @@ static int klp_find_exported_symbol(const char *name, unsigned long *addr)
 	*addr = ks->value;
 #endif
 	return 0;
-}
-
-/*
- * External symbols live outside the patched object: exported by vmlinux or
- * a module, or in another .o of the patch module itself.
- */
-int klp_find_external_symbol(struct module *pmod, const char *name,
-			     unsigned long *addr)
-{
-	if (!klp_find_exported_symbol(name, addr))
-		return 0;
-	return klp_find_object_symbol(pmod->name, name, addr);
-}
-
-/**
- * klp_write_module_reloc() - write a relocation in a patch module
- * @mod:	the patch module holding the location
- * @type:	ELF relocation type (R_X86_64_*)
- * @loc:	address the relocation is written to
- * @value:	relocation value (symbol address + addend)
- *
- * The location must lie wholly inside the module's core image.  Its
- * read-only part (text, rodata, ro_after_init) is written through
- * text_poke(), the rest directly.
- */
-int klp_write_module_reloc(struct module *mod, unsigned long type,
-			   unsigned long loc, unsigned long value)
-{
-	unsigned long core = (unsigned long)mod->core_layout.base;
-	unsigned long core_size = mod->core_layout.size;
-	unsigned long ro_size = mod->core_layout.ro_after_init_size;
-	unsigned long val;
-	size_t size = 4;
-	s64 sval;
-
-	switch (type) {
-	case R_X86_64_NONE:
-		return 0;
-	case R_X86_64_64:
-		val = value;
-		size = 8;
-		break;
-	case R_X86_64_32:
-		if (value != (u32)value)
-			goto overflow;
-		val = (u32)value;
-		break;
-	case R_X86_64_32S:
-		if ((s64)value != (s32)value)
-			goto overflow;
-		val = (u32)(s32)value;
-		break;
-	case R_X86_64_PC32:
-		sval = (s64)(value - loc);
-		if (sval != (s32)sval)
-			goto overflow;
-		val = (u32)sval;
-		break;
-	default:
-		pr_err("unsupported relocation type %lu at 0x%lx in module '%s'\n",
-		       type, loc, mod->name);
-		return -EINVAL;
-	}
-
-	if (loc < core || loc + size > core + core_size || loc + size < loc) {
-		pr_err("relocation at 0x%lx lies outside module '%s' [0x%lx-0x%lx)\n",
-		       loc, mod->name, core, core + core_size);
-		return -EINVAL;
-	}
-
-	if (loc < core + ro_size) {
-		mutex_lock(klp_text_mutex);
-		klp_text_poke((void *)loc, &val, size);
-		mutex_unlock(klp_text_mutex);
-	} else {
-		memcpy((void *)loc, &val, size);
-	}
-	return 0;
-
-overflow:
-	pr_err("relocation value 0x%lx overflows type %lu at 0x%lx in module '%s'\n",
-	       value, type, loc, mod->name);
-	return -ERANGE;
 }

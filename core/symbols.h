@@ -6,14 +6,15 @@
 
 int klp_symbols_init(void);
 bool klp_kaslr_active(void);
+bool klp_ftrace_enabled(void);
 unsigned long klp_ftrace_location(unsigned long addr);
-struct module *klp_find_module(const char *name);
+struct module *klp_find_live_module(const char *name);
+struct module *klp_module_address(unsigned long addr);
+bool klp_is_init_text(struct module *mod, unsigned long addr);
+void klp_text_write(void *addr, const void *val, size_t len);
 int klp_find_object_symbol(const char *objname, const char *name,
 			   unsigned long *addr);
 int klp_verify_vmlinux_symbol(const char *name, unsigned long addr);
-int klp_find_external_symbol(struct module *pmod, const char *name,
-			     unsigned long *addr);
-int klp_write_module_reloc(struct module *mod, unsigned long type,
-			   unsigned long loc, unsigned long value);
+int klp_find_exported_symbol(const char *name, unsigned long *addr);
 
 #endif /* _KLP_SYMBOLS_H */

@@ -90,6 +90,7 @@ struct klp_reloc {
  *		(NULL for vmlinux)
  * @state:	tracks object-level patch application state
  * @patch:	the patch this object belongs to
+ * @resolved:	the loaded object's funcs and relocations are resolved
  */
 struct klp_object {
 	/* external */
@@ -102,6 +103,7 @@ struct klp_object {
 	struct module *mod;
 	enum klp_state state;
 	struct klp_patch *patch;
+	bool resolved;
 };
 
 /**

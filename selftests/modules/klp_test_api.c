@@ -9,6 +9,12 @@
  *   bad <kind>   klp_register_patch() on a malformed patch, kinds:
  *                null_patch null_mod null_objs empty_objs null_funcs
  *                empty_funcs null_new_func long_name dup_func
+ *                name_256 (a 256-byte function name in a module object
+ *                that is not loaded) long_obj (a 56-byte object name)
+ *                no_symbol (a function the object lacks); and name_255,
+ *                which is well formed: it registers, and
+ *   unregister_bad  unregisters it again.
+ * An unknown command or kind fails the write with EINVAL.
  * As with every patch module, registering pins it for good.
  */
 #include <linux/debugfs.h>
@@ -40,14 +46,27 @@ static struct klp_patch patch = {
 
 static char klp_api_last[64] = "none 0";
 static char klp_api_long_name[KSYM_NAME_LEN + 8];
+static struct klp_func bad_funcs[3];
+static struct klp_object bad_objs[2];
+static struct klp_patch bad_patch;
+static bool bad_registered;	/* name_255 registered it */
 
-/* A malformed patch for each kind; the core must refuse all of them. */
-static int klp_api_bad(const char *kind)
+/* a name of len bytes (len < sizeof(klp_api_long_name)) */
+static const char *klp_api_name(size_t len)
 {
-	static struct klp_func bad_funcs[3];
-	static struct klp_object bad_objs[2];
-	static struct klp_patch bad_patch;
+	memset(klp_api_long_name, 0, sizeof(klp_api_long_name));
+	memset(klp_api_long_name, 'x', len);
+	return klp_api_long_name;
+}
 
+/*
+ * A malformed patch for each kind; the core must refuse all of them.
+ * *ret is klp_register_patch()'s result; an unknown kind returns -EINVAL.
+ */
+static int klp_api_bad(const char *kind, int *ret)
+{
+	if (bad_registered)
+		return -EBUSY;
 	memset(bad_funcs, 0, sizeof(bad_funcs));
 	memset(bad_objs, 0, sizeof(bad_objs));
 	memset(&bad_patch, 0, sizeof(bad_patch));
@@ -58,8 +77,10 @@ static int klp_api_bad(const char *kind)
 	bad_patch.mod = THIS_MODULE;
 	bad_patch.objs = bad_objs;
 
-	if (!strcmp(kind, "null_patch"))
-		return klp_register_patch(NULL);
+	if (!strcmp(kind, "null_patch")) {
+		*ret = klp_register_patch(NULL);
+		return 0;
+	}
 	if (!strcmp(kind, "null_mod")) {
 		bad_patch.mod = NULL;
 	} else if (!strcmp(kind, "null_objs")) {
@@ -73,15 +94,23 @@ static int klp_api_bad(const char *kind)
 	} else if (!strcmp(kind, "null_new_func")) {
 		bad_funcs[0].new_func = NULL;
 	} else if (!strcmp(kind, "long_name")) {
-		memset(klp_api_long_name, 'x', sizeof(klp_api_long_name) - 1);
-		bad_funcs[0].old_name = klp_api_long_name;
+		bad_funcs[0].old_name = klp_api_name(KSYM_NAME_LEN + 7);
+	} else if (!strcmp(kind, "name_256") || !strcmp(kind, "name_255")) {
+		bad_funcs[0].old_name = klp_api_name(kind[6] == '6' ? 256 : 255);
+		bad_objs[0].name = "klp_test_absent";
+	} else if (!strcmp(kind, "long_obj")) {
+		bad_objs[0].name = klp_api_name(MODULE_NAME_LEN);
+	} else if (!strcmp(kind, "no_symbol")) {
+		bad_funcs[0].old_name = "klp_target_zz";
 	} else if (!strcmp(kind, "dup_func")) {
 		bad_funcs[1] = bad_funcs[0];
 	} else {
-		return -ENOTTY;
+		return -EINVAL;
 	}
 
-	return klp_register_patch(&bad_patch);
+	*ret = klp_register_patch(&bad_patch);
+	bad_registered = !*ret;
+	return 0;
 }
 
 static ssize_t klp_api_write(struct file *file, const char __user *ubuf,
@@ -105,10 +134,15 @@ static ssize_t klp_api_write(struct file *file, const char __user *ubuf,
 		ret = klp_disable_patch(&patch);
 	else if (!strcmp(buf, "unregister"))
 		ret = klp_unregister_patch(&patch);
-	else if (sscanf(buf, "bad %31s", kind) == 1)
-		ret = klp_api_bad(kind);
-	else
+	else if (!strcmp(buf, "unregister_bad"))
+		ret = klp_unregister_patch(&bad_patch);
+	else if (sscanf(buf, "bad %31s", kind) != 1)
 		return -EINVAL;
+	else if (klp_api_bad(kind, &ret))
+		return bad_registered ? -EBUSY : -EINVAL;
+
+	if (!strcmp(buf, "unregister_bad") && !ret)
+		bad_registered = false;
 
 	snprintf(klp_api_last, sizeof(klp_api_last), "%s %d", buf, ret);
 	return count;

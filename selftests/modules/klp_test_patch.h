@@ -4,7 +4,9 @@
  *
  * Patch N replaces klp_target_a and klp_target_b of klp_test_target with
  * functions returning N*1000+1 and N*1000+2, so every call tells which
- * patch won.  enable=0 only registers the patch.
+ * patch won.  enable=0 only registers the patch; fail_init=1 makes the
+ * module's init fail after registering (and enabling) it, leaving it
+ * registered, as a buggy patch module would.
  */
 #include <linux/module.h>
 #include "klp_test_module.h"
@@ -12,6 +14,9 @@
 static bool enable = true;
 module_param(enable, bool, 0400);
 MODULE_PARM_DESC(enable, "enable the patch on load (default 1)");
+static bool fail_init;
+module_param(fail_init, bool, 0400);
+MODULE_PARM_DESC(fail_init, "fail the init after registering the patch");
 
 static int klp_test_new_a(void)
 {
@@ -41,7 +46,9 @@ static struct klp_patch patch = {
 
 static int __init klp_test_patch_init(void)
 {
-	return klp_test_register_enable(&patch, enable);
+	int ret = klp_test_register_enable(&patch, enable);
+
+	return ret ?: (fail_init ? -EIO : 0);
 }
 
 static void __exit klp_test_patch_exit(void)

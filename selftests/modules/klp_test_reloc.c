@@ -7,6 +7,7 @@
  *   R_X86_64_64    klp_target_secret        (object symbol)  -> slot_64
  *   R_X86_64_32S   klp_target_a + 8         (object symbol)  -> slot_32s
  *   R_X86_64_PC32  klp_target_b - 4         (object symbol)  -> slot_pc32
+ *   R_X86_64_PLT32 klp_target_c - 4         (object symbol)  -> slot_plt32
  *   R_X86_64_NONE  klp_target_c             (no write)       -> slot_none
  *   R_X86_64_64    jiffies                  (external: exported by vmlinux)
  *   R_X86_64_64    klp_reloc_helper         (external: this module)
@@ -15,9 +16,13 @@
  * secret's value (0x5ec7e7), so a wrong relocation shows at once.
  * The parameter "slots" (read-only) prints every slot and location.
  *
+ * ext=1 adds R_X86_64_64 of klp_test_exported (external: exported by the
+ * module klp_test_export) -> slot_mod; the core must pin that module.
+ *
  * vmlinux_val=ADDR adds a vmlinux object whose R_X86_64_64 relocation of
  * "jiffies" carries ADDR as its val, which the core must verify.
- * bad=outside|type|overflow|missing breaks one relocation: the
+ * bad=outside|type|overflow|missing breaks one relocation, bad=func names
+ * a function the object lacks (after every relocation is written): the
  * registration must fail and the module with it.
  */
 #include <linux/elf.h>
@@ -25,14 +30,16 @@
 #include <linux/seq_file.h>
 #include "klp_test_module.h"
 
-static unsigned long slot_64, slot_ext, slot_self, slot_vmlinux;
-static u32 slot_32s, slot_pc32, slot_none = 0x1234;
+static unsigned long slot_64, slot_ext, slot_self, slot_vmlinux, slot_mod;
+static u32 slot_32s, slot_pc32, slot_plt32, slot_none = 0x1234;
 static const unsigned long ro_slot = 0xdead;
 
 static char *bad;
 module_param(bad, charp, 0400);
 static unsigned long vmlinux_val;
 module_param(vmlinux_val, ulong, 0400);
+static bool ext;
+module_param(ext, bool, 0400);
 
 /* Found through this module's own symbols for an external relocation. */
 __attribute__((__noipa__)) int klp_reloc_helper(void)
@@ -58,6 +65,8 @@ static struct klp_reloc relocs[] = {
 	  .name = "klp_target_a", .addend = 8, },
 	{ .loc = (unsigned long)&slot_pc32, .type = R_X86_64_PC32,
 	  .name = "klp_target_b", .addend = -4, },
+	{ .loc = (unsigned long)&slot_plt32, .type = R_X86_64_PLT32,
+	  .name = "klp_target_c", .addend = -4, },
 	{ .loc = (unsigned long)&slot_none, .type = R_X86_64_NONE,
 	  .name = "klp_target_c", },
 	{ .loc = (unsigned long)&slot_ext, .type = R_X86_64_64,
@@ -66,6 +75,7 @@ static struct klp_reloc relocs[] = {
 	  .name = "klp_reloc_helper", .external = 1, },
 	{ .loc = (unsigned long)&ro_slot, .type = R_X86_64_64,
 	  .name = "klp_target_secret", },
+	{ },	/* ext=1: klp_test_exported */
 	{ }
 };
 
@@ -97,10 +107,11 @@ static struct klp_patch patch = {
 static int klp_reloc_slots_get(char *buf, const struct kernel_param *kp)
 {
 	return sysfs_emit(buf,
-		"64 %lx 32s %x pc32 %x pc32_loc %lx none %x ext %lx self %lx ro %lx vmlinux %lx\n",
+		"64 %lx 32s %x pc32 %x pc32_loc %lx none %x ext %lx self %lx ro %lx vmlinux %lx plt32 %x plt32_loc %lx mod %lx\n",
 		slot_64, slot_32s, slot_pc32, (unsigned long)&slot_pc32,
 		slot_none, slot_ext, slot_self,
-		READ_ONCE(ro_slot), slot_vmlinux);
+		READ_ONCE(ro_slot), slot_vmlinux,
+		slot_plt32, (unsigned long)&slot_plt32, slot_mod);
 }
 
 static const struct kernel_param_ops klp_reloc_slots_ops = {
@@ -119,6 +130,8 @@ static int klp_reloc_break(const char *how)
 		relocs[1].type = R_X86_64_32;
 	else if (!strcmp(how, "missing"))
 		relocs[1].name = "klp_target_zz";
+	else if (!strcmp(how, "func"))
+		funcs[0].old_name = "klp_target_zz";
 	else
 		return -EINVAL;
 	return 0;
@@ -128,6 +141,11 @@ static int __init klp_reloc_init(void)
 {
 	int ret;
 
+	if (ext)
+		relocs[ARRAY_SIZE(relocs) - 2] = (struct klp_reloc){
+			.loc = (unsigned long)&slot_mod, .type = R_X86_64_64,
+			.name = "klp_test_exported", .external = 1,
+		};
 	if (vmlinux_val) {
 		vmlinux_relocs[0].val = vmlinux_val;
 		objs[1].relocs = vmlinux_relocs;

@@ -11,18 +11,26 @@
  *   entered    read: "a <n>\nb <n>\nc <n>" original-body entries
  *   values     read: "<value> <n>" per distinct value the call loops got
  *              since the last write to it (any write clears it)
+ *
+ * init_delay_ms=N keeps the module's init running N ms (state COMING, as a
+ * driver probing hardware), for patches that arrive during it.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/uaccess.h>
 
 static atomic64_t klp_target_entered[3];
+
+static unsigned int init_delay_ms;
+module_param(init_delay_ms, uint, 0400);
+MODULE_PARM_DESC(init_delay_ms, "sleep this long in the module's init");
 
 /* A value the relocation test reads through a non-exported symbol. */
 unsigned long klp_target_secret = 0x5ec7e7;
@@ -226,6 +234,7 @@ static int __init klp_target_init(void)
 			    &klp_target_entered_fops);
 	debugfs_create_file("values", 0600, klp_target_dir, NULL,
 			    &klp_target_values_fops);
+	msleep(init_delay_ms);
 	return 0;
 }
 

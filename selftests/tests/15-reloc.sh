@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # klp_reloc relocations (seed 003) on the 6.1 module layout: each supported
 # type written with the right value, object and external symbols, a slot in
-# read-only memory, a verified vmlinux val; broken ones refused.
+# read-only memory, a verified vmlinux val; broken ones refused.  A symbol
+# exported by another module pins that module while the patch module holds
+# its address.
 . "$(dirname "$0")/../lib.sh"
 ktap_start "relocations"
 
@@ -31,8 +33,19 @@ check "wrong vmlinux val: error names the symbol" dmesg_has "symbol 'jiffies' no
 check "nothing registered by the refused loads" test ! -e "$KLP_SYSFS/klp_test_reloc"
 assert_eq "klp_target_a untouched" 100 "$(target a)"
 
-check "relocation patch loads with a verified vmlinux val" klp_insmod klp_test_reloc vmlinux_val=0x$jiffies
-read -r _ s64 _ s32s _ spc _ sloc _ snone _ sext _ sself _ sro _ svml < /sys/module/klp_test_reloc/parameters/slots
+check "exporter module loads" klp_insmod klp_test_export
+refcnt() { cat /sys/module/klp_test_export/refcnt; }
+# Every relocation (the exporter's too) is written, then a func is missing.
+check "a patch failing after its relocations is refused" eval "! klp_insmod klp_test_reloc ext=1 bad=func"
+assert_eq "the refused patch module's pin on the exporter is dropped" 0 "$(refcnt)"
+
+check "relocation patch loads with a verified vmlinux val" \
+	klp_insmod klp_test_reloc vmlinux_val=0x$jiffies ext=1
+readslots() {
+	read -r _ s64 _ s32s _ spc _ sloc _ snone _ sext _ sself _ sro _ svml _ splt _ sploc _ smod \
+		< /sys/module/klp_test_reloc/parameters/slots
+}
+readslots
 secret=$(sym klp_target_secret klp_test_target)
 a=$(sym klp_target_a klp_test_target)
 b=$(sym klp_target_b klp_test_target)
@@ -40,18 +53,26 @@ helper=$(sym klp_reloc_helper klp_test_reloc)
 assert_eq "R_X86_64_64 of an object symbol" "$secret" "$s64"
 assert_eq "R_X86_64_32S of an object symbol + 8" "$(hex $(( (0x$a + 8) & 0xffffffff )))" "$s32s"
 assert_eq "R_X86_64_PC32 of an object symbol - 4" "$(hex $(( (0x$b - 4 - 0x$sloc) & 0xffffffff )))" "$spc"
+c=$(sym klp_target_c klp_test_target)
+assert_eq "R_X86_64_PLT32 (gcc's calls) of an object symbol - 4" "$(hex $(( (0x$c - 4 - 0x$sploc) & 0xffffffff )))" "$splt"
 assert_eq "R_X86_64_NONE writes nothing" 1234 "$snone"
 assert_eq "R_X86_64_64 of an exported symbol (external)" "$jiffies" "$sext"
 assert_eq "R_X86_64_64 of a patch module symbol (external)" "$helper" "$sself"
 assert_eq "R_X86_64_64 into read-only memory" "$secret" "$sro"
 assert_eq "R_X86_64_64 of a verified vmlinux symbol" "$jiffies" "$svml"
+assert_eq "R_X86_64_64 of a symbol exported by a module (external)" \
+	"$(sym klp_test_exported klp_test_export)" "$smod"
+assert_eq "the exporter is pinned by the patch module (refcnt 1)" 1 "$(refcnt)"
+check "the exporter cannot be unloaded" eval '! rmmod klp_test_export 2>/dev/null'
+
 assert_eq "replacement reads the secret through its relocation" $((0x5ec7e7)) "$(target a)"
 assert_eq "vmlinux object of the same patch applied" relocated "$(cat /proc/cmdline)"
 
 # The object's relocations are redone on every load of its module.
 check "target reloads" eval "rmmod klp_test_target && klp_insmod klp_test_target"
-read -r _ s64 _ s32s _ spc _ sloc _ snone _ sext _ sself _ sro _ svml < /sys/module/klp_test_reloc/parameters/slots
+readslots
 secret=$(sym klp_target_secret klp_test_target)
 assert_eq "R_X86_64_64 rewritten for the reloaded module" "$secret" "$s64"
 assert_eq "replacement works on the reloaded module" $((0x5ec7e7)) "$(target a)"
+assert_eq "the exporter is still pinned once (refcnt 1)" 1 "$(refcnt)"
 ktap_finish

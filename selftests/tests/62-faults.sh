@@ -4,12 +4,14 @@
 # (and of registration and of applying patches to a coming module) must
 # roll back to exactly the prior state: the whole sysfs tree, the ftrace
 # enabled_functions list and what the functions return are compared
-# before and after.  The core's debug knob
-# /sys/module/klp/parameters/fault_inject fails the Nth pass of a step.
+# before and after.  The test build of the core (build/core-fault, made
+# with KLP_FAULT_INJECT=y) has the knob /sys/module/klp/parameters/
+# fault_inject that fails the Nth pass of a step.  Also: a disable whose
+# ftrace unregister fails keeps that function patched and says so.
 . "$(dirname "$0")/../lib.sh"
 ktap_start "fault injection: every failing enable step rolls back"
 
-klp_insmod klp || { not_ok "core loads"; ktap_finish; }
+insmod "$KLP_TOP/build/core-fault/klp.ko" || bail "fault-injection build of the core loads"
 klp_insmod klp_test_target || { not_ok "target loads"; ktap_finish; }
 FAULT=/sys/module/klp/parameters/fault_inject
 
@@ -80,4 +82,24 @@ for fault in "alloc_ops 1" "alloc_ops 2" "register_ftrace_function 2" \
 done
 check "target loads once no fault is armed" klp_insmod klp_test_target
 assert_eq "p2 over p1 again" "2001 2002" "$(target a) $(target b)"
+
+# A disable whose ftrace unregister fails: ftrace may still call the
+# handler, so that func stays on its stack (and its ftrace_ops alive); the
+# other funcs go, the patch stays enabled, and a later disable finishes.
+check "p2 disabled: p1 alone on both stacks" set_enabled klp_test_p2 0
+l0=$(dmesg | wc -l)
+echo "unregister_ftrace_function 1" > $FAULT
+err=$({ echo 0 > "$KLP_SYSFS/klp_test_p1/enabled"; } 2>&1)
+check "disabling p1 fails with EIO" eval 'echo "$err" | grep -q "Input/output error"'
+assert_eq "fault fired" "- 0" "$(cat $FAULT)"
+check "the log says which function stays patched" eval \
+	"dmesg | tail -n +$((l0 + 1)) | grep -qF \"failed to unregister the ftrace handler of function 'klp_target_b' (-5): it stays patched\""
+assert_eq "p1 stays enabled: b still patched, a popped" "1 0 1" \
+	"$(patch_enabled klp_test_p1) $(func_attr klp_test_p1 klp_test_target klp_target_a patched) $(func_attr klp_test_p1 klp_test_target klp_target_b patched)"
+assert_eq "a runs the original, b still p1's" "100 1002" "$(target a) $(target b)"
+assert_eq "ftrace still has klp_target_b only" "klp_target_b" \
+	"$(grep -o '^klp_target_[ab]' $TRACEFS/enabled_functions | paste -sd' ')"
+check "a second disable of p1 succeeds" set_enabled klp_test_p1 0
+assert_eq "both originals, no ftrace entry left" "100 200 0" \
+	"$(target a) $(target b) $(grep -c '^klp_target_' $TRACEFS/enabled_functions)"
 ktap_finish

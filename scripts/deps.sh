@@ -17,7 +17,7 @@ fi
 kver=${1:-${KVER:-}}
 
 pkgs=(
-	make gcc libc6-dev kmod cpio xz-utils
+	make gcc libc6-dev kmod cpio xz-utils zstd
 	qemu-system-x86 busybox-static
 	clang llvm libbpf-dev bpftool
 	libtraceevent-dev libtracefs-dev libelf-dev zlib1g-dev pkg-config

@@ -96,7 +96,7 @@ static int klp_api_bad(const char *kind, int *ret)
 	} else if (!strcmp(kind, "long_name")) {
 		bad_funcs[0].old_name = klp_api_name(KSYM_NAME_LEN + 7);
 	} else if (!strcmp(kind, "name_256") || !strcmp(kind, "name_255")) {
-		bad_funcs[0].old_name = klp_api_name(kind[6] == '6' ? 256 : 255);
+		bad_funcs[0].old_name = klp_api_name(strcmp(kind, "name_256") ? 255 : 256);
 		bad_objs[0].name = "klp_test_absent";
 	} else if (!strcmp(kind, "long_obj")) {
 		bad_objs[0].name = klp_api_name(MODULE_NAME_LEN);

@@ -9,13 +9,20 @@
 #   make check-debug  every test again on a lockdep/KASAN kernel built from
 #                   Debian's linux-source (not in CI: it builds a kernel)
 #   make vmlinux.h  regenerate vmlinux.h from the target kernel's BTF
+#   make install    the tools, the BPF object, include/klp and the core's
+#                   DKMS source (PREFIX=/usr/local, DESTDIR)
 #
-# KVER (default: newest installed linux-headers-*-amd64) or KDIR select the
-# target kernel.  `run`, `check` and `bench` first install what is missing.
+# KVER (default: the distribution's kernel, see scripts/kver.sh) or KDIR
+# select the target kernel.  `run`, `check` and `bench` first install what
+# is missing.
 
 KVER ?= $(shell scripts/kver.sh 2>/dev/null)
 KDIR ?= /lib/modules/$(KVER)/build
 export KVER
+
+KLP_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+PREFIX ?= /usr/local
+DESTDIR ?=
 
 OUT := build
 BPF_OUT := $(OUT)/bpf
@@ -41,9 +48,15 @@ SKELS := $(patsubst %,$(BPF_OUT)/%.skel.h,$(BPF_PROGS))
 TOOLS := $(patsubst userspace/%.c,$(BIN)/%,$(filter-out userspace/%_lib.c,$(wildcard userspace/klp*.c)))
 TOOL_LIBS := $(patsubst userspace/%.c,$(OUT)/obj/%.o,$(wildcard userspace/*_lib.c))
 
-.PHONY: all modules userspace deps run check check-debug bench clean kernel-check
+.PHONY: all modules userspace deps run check check-debug bench clean kernel-check \
+	install install-dkms-src
 
 all: modules userspace
+
+# Keep the BPF objects (make install ships them) and the helpers' objects;
+# never leave a half-written target behind a failed recipe.
+.SECONDARY: $(SKELS) $(SKELS:.skel.h=.bpf.o) $(TOOL_LIBS)
+.DELETE_ON_ERROR:
 
 kernel-check:
 	@scripts/check-kernel.sh $(KDIR)
@@ -104,6 +117,22 @@ check-debug:
 bench: deps
 	$(MAKE) all
 	bench/run.sh
+
+# The core's sources as DKMS wants them: /usr/src/klp-<version>/
+DKMS_SRC := $(DESTDIR)/usr/src/klp-$(KLP_VERSION)
+install-dkms-src:
+	install -d $(DKMS_SRC)/core $(DKMS_SRC)/include/klp
+	install -m 644 dkms.conf $(DKMS_SRC)/
+	install -m 644 $(CORE_SRCS) $(DKMS_SRC)/core/
+	install -m 644 include/klp/*.h $(DKMS_SRC)/include/klp/
+
+install: userspace $(SKELS:.skel.h=.bpf.o) install-dkms-src
+	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/lib/klp $(DESTDIR)$(PREFIX)/include/klp
+	install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/sbin/
+	install -m 644 $(BPF_OUT)/*.bpf.o $(DESTDIR)$(PREFIX)/lib/klp/
+	install -m 644 include/klp/*.h $(DESTDIR)$(PREFIX)/include/klp/
+	@echo "klp $(KLP_VERSION): now build and install the core for every kernel with"
+	@echo "  dkms install klp/$(KLP_VERSION)"
 
 clean:
 	for d in $(KMODS); do $(KBUILD) M=$(CURDIR)/$$d clean >/dev/null 2>&1 || true; done

@@ -624,13 +624,11 @@ static int __init klp_init(void)
 
 	ret = klp_sysfs_init();
 	if (ret)
-		return ret;
+		goto out_symbols;
 
 	ret = klp_module_init();
-	if (ret) {
-		klp_sysfs_exit();
-		return ret;
-	}
+	if (ret)
+		goto out_sysfs;
 
 	klp_debugfs_dir = debugfs_create_dir("klp", NULL);
 	debugfs_create_file("stacks", 0400, klp_debugfs_dir, NULL,
@@ -638,6 +636,12 @@ static int __init klp_init(void)
 
 	pr_info("live patching core ready at %s\n", KLP_SYSFS_ROOT);
 	return 0;
+
+out_sysfs:
+	klp_sysfs_exit();
+out_symbols:
+	klp_symbols_exit();
+	return ret;
 }
 
 /* Reached only with no patch registered: each patch module pins us. */
@@ -646,6 +650,7 @@ static void __exit klp_exit(void)
 	debugfs_remove_recursive(klp_debugfs_dir);
 	klp_module_exit();
 	klp_sysfs_exit();
+	klp_symbols_exit();
 }
 
 module_init(klp_init);

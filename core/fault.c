@@ -62,3 +62,12 @@ static const struct kernel_param_ops klp_fault_ops = {
 };
 module_param_cb(fault_inject, &klp_fault_ops, NULL, 0600);
 MODULE_PARM_DESC(fault_inject, "debug: \"<site> <nth>\" fails the nth pass through an enable step");
+
+static char *call_check;
+module_param(call_check, charp, 0400);
+MODULE_PARM_DESC(call_check, "debug: check at load that this function may be called through a pointer (IBT)");
+
+const char *klp_fault_call_check(void)
+{
+	return call_check;
+}

@@ -10,11 +10,23 @@
  * otherwise), once.  Returns 0 when nothing is armed.
  */
 int klp_fault(const char *site);
+
+/*
+ * The name in /sys/module/klp/parameters/call_check (set at load): one more
+ * function the core checks at load as if it called it through a pointer,
+ * to test the IBT refusal path.  NULL when unset.
+ */
+const char *klp_fault_call_check(void);
 #else
 /* A release build has no knob: every step runs for real. */
 static inline int klp_fault(const char *site)
 {
 	return 0;
+}
+
+static inline const char *klp_fault_call_check(void)
+{
+	return NULL;
 }
 #endif
 

@@ -21,6 +21,7 @@
 
 #include <linux/tracepoint.h>
 #include <klp/uapi.h>
+#include "compat.h"
 
 TRACE_DEFINE_ENUM(KLP_OBJ_DEFERRED);
 TRACE_DEFINE_ENUM(KLP_OBJ_APPLIED);
@@ -69,7 +70,7 @@ DECLARE_EVENT_CLASS(klp_patch_class,
 	),
 
 	TP_fast_assign(
-		__assign_str(patch, patch);
+		klp_assign_str(patch, patch);
 		__entry->ret = ret;
 	),
 
@@ -110,10 +111,10 @@ DECLARE_EVENT_CLASS(klp_func_class,
 	),
 
 	TP_fast_assign(
-		__assign_str(object, object);
-		__assign_str(func, func);
-		__assign_str(patch, patch);
-		__assign_str(winner, winner);
+		klp_assign_str(object, object);
+		klp_assign_str(func, func);
+		klp_assign_str(patch, patch);
+		klp_assign_str(winner, winner);
 		__entry->old_addr = old_addr;
 		__entry->id = id;
 		__entry->depth = depth;
@@ -150,8 +151,8 @@ TRACE_EVENT(klp_object,
 	),
 
 	TP_fast_assign(
-		__assign_str(patch, patch);
-		__assign_str(object, object);
+		klp_assign_str(patch, patch);
+		klp_assign_str(object, object);
 		__entry->action = action;
 	),
 
@@ -174,9 +175,9 @@ TRACE_EVENT(klp_enable_failed,
 	),
 
 	TP_fast_assign(
-		__assign_str(patch, patch);
-		__assign_str(object, object);
-		__assign_str(func, func);
+		klp_assign_str(patch, patch);
+		klp_assign_str(object, object);
+		klp_assign_str(func, func);
 		__entry->err = err;
 	),
 

@@ -18,6 +18,7 @@
 #include "core.h"
 #include "patch.h"
 #include "builtin.h"
+#include "compat.h"
 #include "fault.h"
 #include "symbols.h"
 #include "klp_trace.h"
@@ -76,7 +77,7 @@ static void notrace klp_ftrace_handler(unsigned long ip,
 	if (WARN_ON_ONCE(!func))
 		goto unlock;
 
-	ftrace_instruction_pointer_set(fregs, (unsigned long)func->new_func);
+	klp_set_ip(fregs, (unsigned long)func->new_func);
 	trace_klp_redirect(ops->old_addr, (unsigned long)func->new_func,
 			   func->id);
 unlock:
@@ -131,7 +132,6 @@ static void klp_free_ops(struct klp_ops *ops)
 int klp_unpatch_func(struct klp_func *func)
 {
 	struct klp_ops *ops;
-	unsigned long ftrace_loc;
 	int ret;
 
 	lockdep_assert_held(&klp_mutex);
@@ -144,7 +144,6 @@ int klp_unpatch_func(struct klp_func *func)
 		return -EINVAL;
 
 	if (list_is_singular(&ops->func_stack)) {
-		ftrace_loc = klp_ftrace_location(func->old_addr);
 		ret = klp_fault("unregister_ftrace_function") ?:
 		      unregister_ftrace_function(&ops->fops);
 		if (ret) {
@@ -152,7 +151,7 @@ int klp_unpatch_func(struct klp_func *func)
 			       func->old_name, ret);
 			return ret;
 		}
-		WARN_ON(ftrace_set_filter_ip(&ops->fops, ftrace_loc, 1, 0));
+		WARN_ON(ftrace_set_filter_ip(&ops->fops, func->old_addr, 1, 0));
 		list_del_rcu(&func->stack_node);
 		hash_del(&ops->node);
 		klp_free_ops(ops);
@@ -180,19 +179,21 @@ static void klp_report_busy(struct klp_func *func)
 		       func->old_name);
 }
 
+/*
+ * ftrace_set_filter_ip() finds the function's ftrace call site itself, and
+ * says -EINVAL when it has none.
+ */
 static int klp_register_ops(struct klp_ops *ops, struct klp_func *func)
 {
-	unsigned long ftrace_loc = klp_ftrace_location(func->old_addr);
 	int ret;
 
-	if (!ftrace_loc) {
+	ret = klp_fault("ftrace_set_filter_ip") ?:
+	      ftrace_set_filter_ip(&ops->fops, func->old_addr, 0, 0);
+	if (ret == -EINVAL) {
 		pr_err("function '%s' cannot be patched: it has no ftrace location (notrace or inlined?)\n",
 		       func->old_name);
-		return -EINVAL;
+		return ret;
 	}
-
-	ret = klp_fault("ftrace_set_filter_ip") ?:
-	      ftrace_set_filter_ip(&ops->fops, ftrace_loc, 0, 0);
 	if (ret) {
 		pr_err("failed to set ftrace filter for function '%s' (%d)\n",
 		       func->old_name, ret);
@@ -211,7 +212,7 @@ static int klp_register_ops(struct klp_ops *ops, struct klp_func *func)
 		else
 			pr_err("failed to register ftrace handler for function '%s' (%d)\n",
 			       func->old_name, ret);
-		ftrace_set_filter_ip(&ops->fops, ftrace_loc, 1, 0);
+		ftrace_set_filter_ip(&ops->fops, func->old_addr, 1, 0);
 	}
 	return ret;
 }

@@ -17,6 +17,7 @@
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include "compat.h"
 #include "core.h"
 #include "symbols.h"
 
@@ -102,15 +103,14 @@ void klp_put_module_refs(struct module *user)
 
 /*
  * Write one relocation in @mod: the location must lie wholly inside the
- * module's core image.  Its read-only part (text, rodata, ro_after_init)
- * is written through text_poke(), the rest directly.
+ * module's core image (see klp_module_loc()).  Its read-only part (text,
+ * rodata, ro_after_init) is written through text_poke(), the rest
+ * directly.
  */
 static int klp_write_module_reloc(struct module *mod, unsigned long type,
 				  unsigned long loc, unsigned long value)
 {
-	unsigned long core = (unsigned long)mod->core_layout.base;
-	unsigned long core_size = mod->core_layout.size;
-	unsigned long ro_size = mod->core_layout.ro_after_init_size;
+	enum klp_loc where;
 	unsigned long val;
 	size_t size = 4;
 	s64 sval;
@@ -146,13 +146,14 @@ static int klp_write_module_reloc(struct module *mod, unsigned long type,
 		return -EINVAL;
 	}
 
-	if (loc < core || loc + size > core + core_size || loc + size < loc) {
-		pr_err("relocation at 0x%lx lies outside module '%s' [0x%lx-0x%lx)\n",
-		       loc, mod->name, core, core + core_size);
+	where = klp_module_loc(mod, loc, size);
+	if (where == KLP_LOC_OUTSIDE) {
+		pr_err("relocation at 0x%lx lies outside module '%s'\n",
+		       loc, mod->name);
 		return -EINVAL;
 	}
 
-	if (loc < core + ro_size)
+	if (where == KLP_LOC_RO)
 		klp_text_write((void *)loc, &val, size);
 	else
 		memcpy((void *)loc, &val, size);

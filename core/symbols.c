@@ -18,28 +18,28 @@
 #include <linux/mutex.h>
 #include <linux/string.h>
 #include <asm/page_types.h>
+#include "compat.h"
 #include "core.h"
 #include "fault.h"
 #include "lookup.h"
 #include "symbols.h"
+#include "tramp.h"
 
 typedef int (*klp_match_fn_t)(void *data, unsigned long addr);
-typedef int (*klp_sym_fn_t)(void *data, const char *name, struct module *mod,
-			    unsigned long addr);
 
 static unsigned long (*klp_kallsyms_lookup_name)(const char *name);
 static int (*klp_kallsyms_on_each_match_symbol)(klp_match_fn_t fn,
 						const char *name, void *data);
-static int (*klp_module_kallsyms_on_each_symbol)(klp_sym_fn_t fn, void *data);
+static void *klp_module_kallsyms_on_each_symbol;
 static struct module *(*klp_find_module_fn)(const char *name);
 static struct module *(*klp_module_address_fn)(unsigned long addr);
 static void *(*klp_text_poke)(void *addr, const void *opcode, size_t len);
 static struct mutex *klp_text_mutex;
-static unsigned long (*klp_ftrace_location_fn)(unsigned long ip);
 static int *klp_ftrace_enabled_p;
 static unsigned long klp_text_start;
 static unsigned long klp_sinittext, klp_einittext;
 
+/* A function's address, from a kprobe registered on it by name. */
 static unsigned long klp_kprobe_addr(const char *name)
 {
 	struct kprobe kp = { .symbol_name = name };
@@ -47,7 +47,7 @@ static unsigned long klp_kprobe_addr(const char *name)
 
 	if (register_kprobe(&kp))
 		return 0;
-	addr = (unsigned long)kp.addr;
+	addr = klp_kprobe_func_addr((unsigned long)kp.addr);
 	unregister_kprobe(&kp);
 	return addr;
 }
@@ -55,6 +55,35 @@ static unsigned long klp_kprobe_addr(const char *name)
 unsigned long klp_lookup_name(const char *name)
 {
 	return klp_kallsyms_lookup_name(name);
+}
+
+/*
+ * A function the core calls through a pointer: called directly if it may
+ * be (it starts with ENDBR64, or the kernel has no IBT), else through its
+ * trampoline (tramp.c).  A function with no trampoline that may not be
+ * called through a pointer makes the core refuse to load, naming it:
+ * calling it would fault on CET hardware, and QEMU TCG does not enforce
+ * IBT, so this check is the only guard.
+ */
+static int klp_set_call(const char *name, unsigned long addr, void *ptr,
+			int slot)
+{
+	void *tramp;
+
+	if (klp_callable(addr)) {
+		*(unsigned long *)ptr = addr;
+		return 0;
+	}
+	if (slot < 0) {
+		pr_err("function '%s' does not start with ENDBR64 (IBT: sealed or never address-taken) and klp has no trampoline for it: calling it through a pointer would fault on CET hardware: refusing to load\n",
+		       name);
+		return -ENOEXEC;
+	}
+	tramp = klp_tramp_use(slot, addr, name);
+	if (!tramp)
+		return -ENOEXEC;
+	*(void **)ptr = tramp;
+	return 0;
 }
 
 static int klp_resolve(const char *name, void *ptr)
@@ -70,16 +99,29 @@ static int klp_resolve(const char *name, void *ptr)
 	return 0;
 }
 
-int klp_symbols_init(void)
+/* A function the core will call through ptr; slot: its trampoline or -1. */
+static int klp_resolve_call(const char *name, void *ptr, int slot)
+{
+	unsigned long addr;
+
+	return klp_resolve(name, &addr) ?: klp_set_call(name, addr, ptr, slot);
+}
+
+static int klp_find_lookup_name(void)
 {
 	unsigned long addr, check;
+	int ret;
 
 	addr = klp_kprobe_addr("kallsyms_lookup_name");
 	if (!addr) {
 		pr_err("cannot find kallsyms_lookup_name with a kprobe (CONFIG_KPROBES off?): refusing to load\n");
 		return -ENOENT;
 	}
-	klp_kallsyms_lookup_name = (void *)addr;
+	ret = klp_set_call("kallsyms_lookup_name", addr,
+			   &klp_kallsyms_lookup_name,
+			   KLP_TRAMP_KALLSYMS_LOOKUP_NAME);
+	if (ret)
+		return ret;
 
 	/* A second, independent kprobe lookup must agree with kallsyms. */
 	check = klp_kprobe_addr("kallsyms_on_each_match_symbol");
@@ -87,20 +129,52 @@ int klp_symbols_init(void)
 		pr_err("kallsyms_lookup_name found by kprobe gives inconsistent answers: refusing to load\n");
 		return -EINVAL;
 	}
+	return 0;
+}
 
-	return klp_resolve("kallsyms_on_each_match_symbol",
-			   &klp_kallsyms_on_each_match_symbol) ?:
-	       klp_resolve("module_kallsyms_on_each_symbol",
-			   &klp_module_kallsyms_on_each_symbol) ?:
-	       klp_resolve("find_module", &klp_find_module_fn) ?:
-	       klp_resolve("__module_address", &klp_module_address_fn) ?:
-	       klp_resolve("text_poke", &klp_text_poke) ?:
-	       klp_resolve("text_mutex", &klp_text_mutex) ?:
-	       klp_resolve("ftrace_location", &klp_ftrace_location_fn) ?:
-	       klp_resolve("ftrace_enabled", &klp_ftrace_enabled_p) ?:
-	       klp_resolve("_text", &klp_text_start) ?:
-	       klp_resolve("_sinittext", &klp_sinittext) ?:
-	       klp_resolve("_einittext", &klp_einittext);
+/**
+ * klp_symbols_init() - find what the core needs and the kernel does not export
+ *
+ * On failure everything done is undone (klp_symbols_exit()).
+ *
+ * Return: 0, or an error naming what is missing (the core refuses to load)
+ */
+int klp_symbols_init(void)
+{
+	const char *extra = klp_fault_call_check();
+	unsigned long unused;
+	int ret;
+
+	ret = klp_find_lookup_name() ?:
+	      klp_resolve_call("kallsyms_on_each_match_symbol",
+			       &klp_kallsyms_on_each_match_symbol,
+			       KLP_TRAMP_KALLSYMS_ON_EACH_MATCH_SYMBOL) ?:
+	      klp_resolve_call("module_kallsyms_on_each_symbol",
+			       &klp_module_kallsyms_on_each_symbol,
+			       KLP_TRAMP_MODULE_KALLSYMS_ON_EACH_SYMBOL) ?:
+	      klp_resolve_call("find_module", &klp_find_module_fn,
+			       KLP_TRAMP_FIND_MODULE) ?:
+	      klp_resolve_call("__module_address", &klp_module_address_fn,
+			       KLP_TRAMP_MODULE_ADDRESS) ?:
+	      klp_resolve_call("text_poke", &klp_text_poke,
+			       KLP_TRAMP_TEXT_POKE) ?:
+	      (extra ? klp_resolve_call(extra, &unused, -1) : 0) ?:
+	      klp_resolve("text_mutex", &klp_text_mutex) ?:
+	      klp_resolve("ftrace_enabled", &klp_ftrace_enabled_p) ?:
+	      klp_resolve("_text", &klp_text_start) ?:
+	      klp_resolve("_sinittext", &klp_sinittext) ?:
+	      klp_resolve("_einittext", &klp_einittext);
+	if (ret)
+		klp_symbols_exit();
+	return ret;
+}
+
+/**
+ * klp_symbols_exit() - undo klp_symbols_init()
+ */
+void klp_symbols_exit(void)
+{
+	klp_tramp_exit();
 }
 
 /**
@@ -154,12 +228,6 @@ void klp_text_write(void *addr, const void *val, size_t len)
 	mutex_unlock(klp_text_mutex);
 }
 
-/* The ftrace call site of the function at addr, or 0 if it has none. */
-unsigned long klp_ftrace_location(unsigned long addr)
-{
-	return klp_ftrace_location_fn(addr);
-}
-
 /* The kernel runs at its link address unless KASLR moved it. */
 bool klp_kaslr_active(void)
 {
@@ -207,11 +275,11 @@ static int klp_match_callback(void *data, unsigned long addr)
 }
 
 static int klp_module_callback(void *data, const char *name,
-			       struct module *mod, unsigned long addr)
+			       unsigned long addr)
 {
 	struct klp_find_arg *args = data;
 
-	if (strcmp(args->objname, mod->name) || strcmp(args->name, name))
+	if (strcmp(args->name, name))
 		return 0;
 
 	args->addr = addr;
@@ -228,7 +296,8 @@ int klp_find_object_symbol(const char *objname, const char *name,
 	};
 
 	if (objname)
-		klp_module_kallsyms_on_each_symbol(klp_module_callback, &args);
+		klp_modsym_walk(klp_module_kallsyms_on_each_symbol, objname,
+				klp_module_callback, &args);
 	else
 		klp_kallsyms_on_each_match_symbol(klp_match_callback, name,
 						  &args);
@@ -289,22 +358,14 @@ int klp_verify_vmlinux_symbol(const char *name, unsigned long addr)
 int klp_find_exported_symbol(const char *name, unsigned long *addr)
 {
 	char ksymtab[KSYM_NAME_LEN];
-	const struct kernel_symbol *ks;
+	const struct klp_ksymtab_entry *ks;
 
 	if (snprintf(ksymtab, sizeof(ksymtab), "__ksymtab_%s", name) >=
 	    sizeof(ksymtab))
 		return -ENOENT;
-	ks = (const struct kernel_symbol *)klp_kallsyms_lookup_name(ksymtab);
-	if (!ks)
-		return -ENOENT;
-#ifdef CONFIG_HAVE_ARCH_PREL32_RELOCATIONS
-	if (strcmp(offset_to_ptr(&ks->name_offset), name))
+	ks = (void *)klp_kallsyms_lookup_name(ksymtab);
+	if (!ks || strcmp(offset_to_ptr(&ks->name_offset), name))
 		return -ENOENT;
 	*addr = (unsigned long)offset_to_ptr(&ks->value_offset);
-#else
-	if (strcmp(ks->name, name))
-		return -ENOENT;
-	*addr = ks->value;
-#endif
 	return 0;
 }

@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Install, idempotently, every Debian package klp needs, then fetch the
-# guest kernel image that matches the installed headers.
+# guest kernel images: the target kernel's (KVER, default the
+# distribution's, see scripts/kver.sh) and Debian 12's 6.12 beside it
+# (its headers too), which make check also runs the suite on.
 #
 # Usage: scripts/deps.sh [KVER]      (KVER like 6.1.0-57-amd64)
 #        scripts/deps.sh -d [KVER]   the same, and what building the debug
@@ -21,7 +23,7 @@ pkgs=(
 	qemu-system-x86 busybox-static
 	clang llvm libbpf-dev bpftool
 	libtraceevent-dev libtracefs-dev libelf-dev zlib1g-dev pkg-config
-	bpftrace linux-perf tmux dwarves
+	bpftrace linux-perf tmux dwarves dkms
 	linux-source-6.1
 )
 [ $debug = 1 ] && pkgs+=(bc bison flex libssl-dev)
@@ -30,6 +32,19 @@ if [ -n "$kver" ]; then
 else
 	pkgs+=(linux-headers-amd64)
 fi
+# The second kernel: an installed 6.12, else the newest in the archive.
+k612=$("$top/scripts/kver.sh" 6.12 2>/dev/null || true)
+if [ -z "$k612" ]; then
+	k612=$(apt-cache search --names-only '^linux-headers-6\.12\.[0-9]+\+deb12-amd64$' 2>/dev/null |
+		awk '{ print $1 }' | sed 's/^linux-headers-//' | sort -V | tail -n 1)
+	if [ -z "$k612" ] && [ "$(id -u)" = 0 ]; then
+		apt-get update -q > /dev/null
+		k612=$(apt-cache search --names-only '^linux-headers-6\.12\.[0-9]+\+deb12-amd64$' |
+			awk '{ print $1 }' | sed 's/^linux-headers-//' | sort -V | tail -n 1)
+	fi
+	[ -n "$k612" ] || { echo "deps: no linux-headers-6.12.*+deb12-amd64 in the archive" >&2; exit 1; }
+fi
+pkgs+=("linux-headers-$k612")
 
 missing=()
 for p in "${pkgs[@]}"; do
@@ -58,4 +73,5 @@ if [ ! -f "$cp_dir/checkpatch.pl" ]; then
 fi
 
 [ -n "$kver" ] || kver=$("$top/scripts/kver.sh")
-exec "$top/scripts/guest-kernel.sh" "$kver"
+"$top/scripts/guest-kernel.sh" "$kver"
+[ "$kver" = "$k612" ] || "$top/scripts/guest-kernel.sh" "$k612"

@@ -42,7 +42,7 @@ static bool ext;
 module_param(ext, bool, 0400);
 
 /* Found through this module's own symbols for an external relocation. */
-__attribute__((__noipa__)) int klp_reloc_helper(void)
+static __used __attribute__((__noipa__)) int klp_reloc_helper(void)
 {
 	return 1;
 }

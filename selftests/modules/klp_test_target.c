@@ -25,6 +25,7 @@
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/uaccess.h>
+#include "klp_test_target.h"
 
 static atomic64_t klp_target_entered[3];
 
@@ -97,7 +98,6 @@ static const struct file_operations klp_target_fn_fops = {
 	.owner = THIS_MODULE,
 	.open = klp_target_fn_open,
 	.read = klp_target_fn_read,
-	.llseek = no_llseek,
 };
 
 static ssize_t klp_target_call_write(struct file *file,

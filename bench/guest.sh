@@ -67,8 +67,10 @@ now_ns() {
 	date +%s%N
 }
 
+# ns_to_ms NS: milliseconds; a negative NS (a sentinel: not measured)
+# stays -1, never a rounded "-0.000" that would pass for a sample
 ns_to_ms() {
-	awk -v v="$1" 'BEGIN { printf "%.3f", v / 1e6 }'
+	awk -v v="$1" 'BEGIN { if (v !~ /^[0-9]+(\.[0-9]*)?$/) print -1; else printf "%.3f", v / 1e6 }'
 }
 
 # switchlat output "write=.. same=.. other=.. trans=.." into variables

@@ -293,7 +293,8 @@ END {
 		print ""
 		printf "### klptop's own cost, %s patched functions, 1 s interval\n", info["klptop_functions"]
 		print ""
-		print "utime+stime of the klptop process from /proc/<pid>/stat per 1 s interval (% of one CPU); busy:"
+		print "CPU time of the klptop process (all threads) from /proc/<pid>/task/*/schedstat, in ns, per 1 s"
+		print "interval (% of one CPU); busy:"
 		printf "every function called in a loop on the other CPU (%s calls/s); memory at the end.\n", info["klptop_busy_calls_per_s"]
 		print ""
 		print "| klptop | CPU per interval | CPU overall | VmHWM kB | VmRSS kB | output B/s |"

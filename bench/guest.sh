@@ -33,7 +33,7 @@
 #             is over); per-function intervals from kprobes on
 #             register_/unregister_ftrace_function and the time spent in
 #             synchronize_rcu_tasks*().
-#   klptop    klptop's own CPU (utime+stime) per 1 s interval and memory
+#   klptop    klptop's own CPU time (schedstat, ns) per 1 s interval and memory
 #             with the 1000 functions patched, busy and idle.
 set -u
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
@@ -67,8 +67,10 @@ now_ns() {
 	date +%s%N
 }
 
+# ns_to_ms NS: milliseconds; a negative NS (a sentinel: not measured)
+# stays -1, never a rounded "-0.000" that would pass for a sample
 ns_to_ms() {
-	awk -v v="$1" 'BEGIN { printf "%.3f", v / 1e6 }'
+	awk -v v="$1" 'BEGIN { if (v !~ /^[0-9]+(\.[0-9]*)?$/) print -1; else printf "%.3f", v / 1e6 }'
 }
 
 # switchlat output "write=.. same=.. other=.. trans=.." into variables
@@ -194,7 +196,6 @@ info cpu "$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
 info cpus "$(nproc --all)"	# the script itself runs pinned to CPU 0
 info mode "$mode"
 info perf "$(perf version 2>/dev/null | head -n 1)"
-clk_tck=$(getconf CLK_TCK)
 
 insmod core/klp.ko || { err "insmod klp.ko"; exit 1; }
 insmod selftests/modules/klp_test_target.ko || { err "insmod klp_test_target.ko"; exit 1; }
@@ -537,6 +538,22 @@ scale_section() {
 
 # --- klptop's own cost ----------------------------------------------------------
 
+# cpu_ns PID: the CPU time all threads of PID have had, in ns (schedstat's
+# first field; /proc/PID/stat's utime+stime come in 10 ms ticks, too coarse
+# for a tool that runs a few ms a second); -1 if there is none
+cpu_ns() {
+	cat /proc/"$1"/task/*/schedstat 2>/dev/null |
+		awk '{ s += $1; n++ } END { if (n) printf "%d\n", s; else print -1 }'
+}
+
+# cpu_pct CPU_NS0 CPU_NS1 WALL_NS FORMAT: the CPU time between the two
+# readings as a % of one CPU over WALL_NS; -1 (a sentinel, left out of the
+# figures) if a reading is missing
+cpu_pct() {
+	awk -v a="$1" -v b="$2" -v ns="$3" -v f="$4" 'BEGIN {
+		if (a < 0 || b < a || ns <= 0) print -1; else printf f "\n", 100 * (b - a) / ns }'
+}
+
 # kt_run CONFIG ARGS...: klptop ARGS on CPU 1 for KT_SECS 1-s intervals
 kt_run() {
 	local cfg=$1 pid i a b ta tb t0 a0 hwm rss
@@ -550,17 +567,18 @@ kt_run() {
 		wait "$pid"
 		return
 	fi
-	a0=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
+	a0=$(cpu_ns "$pid")
+	[ "$a0" -ge 0 ] || err "klptop $*: no /proc/$pid/task/*/schedstat: no CPU figures"
 	t0=$(now_ns)
 	a=$a0 ta=$t0
 	for ((i = 1; i <= KT_SECS; i++)); do
 		sleep 1
-		b=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
+		b=$(cpu_ns "$pid")
 		tb=$(now_ns)
-		out klptop cpu_pct "$cfg" "$i" "$(awk -v d=$((b - a)) -v hz="$clk_tck" -v ns=$((tb - ta)) 'BEGIN { printf "%.1f", 100 * d / hz / (ns / 1e9) }')" "%"
+		out klptop cpu_pct "$cfg" "$i" "$(cpu_pct "$a" "$b" $((tb - ta)) %.1f)" "%"
 		a=$b ta=$tb
 	done
-	out klptop cpu_total_pct "$cfg" 1 "$(awk -v d=$((b - a0)) -v hz="$clk_tck" -v ns=$((tb - t0)) 'BEGIN { printf "%.2f", 100 * d / hz / (ns / 1e9) }')" "%"
+	out klptop cpu_total_pct "$cfg" 1 "$(cpu_pct "$a0" "$b" $((tb - t0)) %.2f)" "%"
 	hwm=$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status")
 	rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status")
 	out klptop vm_hwm_kb "$cfg" 1 "$hwm" kB

@@ -12,7 +12,10 @@
 
 BEGIN { FS = "|" }
 
-$1 == "B" && NF == 7 && $6 != "" && $6 != -1 && $6 != "-1.000" {
+# A sample is a non-negative number; anything else (-1, the sentinel for
+# "not measured", whatever a formatting made of it) is counted, not used.
+$1 == "B" && NF == 7 && $6 !~ /^[0-9]+(\.[0-9]+)?$/ { nsentinel++; next }
+$1 == "B" && NF == 7 {
 	k = $2 SUBSEP $3 SUBSEP $4
 	if (!(k in nsamp)) {
 		keys[++nkeys] = k
@@ -290,7 +293,8 @@ END {
 		print ""
 		printf "### klptop's own cost, %s patched functions, 1 s interval\n", info["klptop_functions"]
 		print ""
-		print "utime+stime of the klptop process from /proc/<pid>/stat per 1 s interval (% of one CPU); busy:"
+		print "CPU time of the klptop process (all threads) from /proc/<pid>/task/*/schedstat, in ns, per 1 s"
+		print "interval (% of one CPU); busy:"
 		printf "every function called in a loop on the other CPU (%s calls/s); memory at the end.\n", info["klptop_busy_calls_per_s"]
 		print ""
 		print "| klptop | CPU per interval | CPU overall | VmHWM kB | VmRSS kB | output B/s |"
@@ -306,6 +310,10 @@ END {
 
 	print ""
 	printf "Guest: %s, %s vCPUs (%s), kernel %s; %s rounds redirect, %s switch; loops of %s kernel calls and %s preads.\n", info["cpu"], info["cpus"], "QEMU TCG", info["kernel"], info["redirect_rounds"], info["switch_rounds"], info["kernel_loop_calls"], info["user_preads"]
+	if (nsentinel) {
+		print ""
+		printf "%d samples were not measured (sentinel -1) and are left out.\n", nsentinel
+	}
 	if (nerr) {
 		print ""
 		print "Errors:"

@@ -74,9 +74,20 @@ else
 	boot_rc=0
 fi
 
-awk -v json="$json" -v generated="$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
+# The JSON goes to a temporary file beside it and replaces it only if the
+# run succeeded: a failed run must not overwrite the published results.
+new=$json.new.$$
+trap 'rm -f "$new"' EXIT
+awk -v json="$new" -v generated="$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
 	-f bench/report.awk "$replay" | tee "$out/table.md"
+fail() {	# fail MESSAGE: keep this run's JSON aside, leave $json alone
+	mv -f "$new" "$out/failed.json"
+	echo "bench: $1; $json left as it was, this run's JSON in $out/failed.json" >&2
+	exit 1
+}
+[ -s "$new" ] || fail "no JSON written"
+grep -q '^I|done|' "$replay" || fail "the guest run did not finish"
+[ "$boot_rc" = 0 ] || fail "boot.sh reported a failure ($boot_rc)"
+! grep -q '^E|' "$replay" || fail "errors in the run (see the table)"
+mv -f "$new" "$json" || exit 1
 echo "bench: wrote $json and $out/table.md" >&2
-grep -q '^I|done|' "$replay" || { echo "bench: the guest run did not finish" >&2; exit 1; }
-[ "$boot_rc" = 0 ] || { echo "bench: boot.sh reported a failure ($boot_rc)" >&2; exit 1; }
-! grep -q '^E|' "$replay" || { echo "bench: errors in the run (see the table)" >&2; exit 1; }

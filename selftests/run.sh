@@ -4,6 +4,9 @@
 # (selftests/tests/*.sh) each in a fresh guest.  A guest that oopses, warns,
 # panics or times out fails its group even if its script said ok.  Ends
 # with one line "N passed, N failed" and exits non-zero on any failure.
+# A group whose TAP plan ("1..N") is missing or does not count its ok and
+# not ok lines failed too (it died, or lost results), and so does a
+# NAME-PATTERN that matches no group.
 #
 # Usage: selftests/run.sh [NAME-PATTERN]   e.g. selftests/run.sh stack
 set -uo pipefail
@@ -13,6 +16,7 @@ pattern=${1:-}
 passed=0
 failed=0
 skipped=0
+groups=0
 failures=()
 
 count() {	# count GROUP OUTPUT-FILE
@@ -26,6 +30,26 @@ count() {	# count GROUP OUTPUT-FILE
 	[ "$f" = 0 ] || failures+=("$1: $f failed: $(grep -E '^not ok' "$2" | sed 's/^not ok [0-9]* - //' | head -n 5 | paste -sd';' -)")
 }
 
+# plan GROUP OUTPUT-FILE: the group's one plan line "1..N" must count its
+# ok and not ok lines; if not, one more failure (succeeds if the plan held)
+plan() {
+	local plans n results why=
+	plans=$(grep -cE '^1\.\.[0-9]+$' "$2")
+	n=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$2" | head -n 1)
+	results=$(grep -cE '^(not )?ok [0-9]+' "$2")
+	if [ "$plans" = 0 ]; then
+		why="no TAP plan (1..N): the group did not finish ($results results)"
+	elif [ "$plans" != 1 ]; then
+		why="$plans TAP plans"
+	elif [ "$n" != "$results" ]; then
+		why="TAP plan 1..$n but $results results"
+	fi
+	[ -z "$why" ] && return 0
+	echo "not ok - $1: $why"
+	failed=$((failed + 1)); failures+=("$1: $why")
+	return 1
+}
+
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
 
@@ -34,9 +58,11 @@ for t in "$top"/selftests/host/*.sh; do
 	name=host/$(basename "$t" .sh)
 	[[ -z $pattern || $name == *$pattern* ]] || continue
 	echo "# ---- $name"
+	groups=$((groups + 1))
 	"$t" 2>&1 | tee "$log/out"
 	rc=${PIPESTATUS[0]}
 	count "$name" "$log/out"
+	plan "$name" "$log/out" || continue	# a plan failure says enough
 	if [ "$rc" != 0 ] && ! grep -qE '^not ok' "$log/out"; then
 		failed=$((failed + 1)); failures+=("$name: exited $rc")
 	fi
@@ -52,18 +78,27 @@ for t in "$top"/selftests/tests/*.sh; do
 	tmo=$(( ${tmo:-600} * ${KLP_TIMEOUT_SCALE:-1} ))
 	accel=$(sed -n 's/^# klp-accel: //p' "$t")
 	echo "# ---- $name${args:+ (kernel args: $args)}"
+	groups=$((groups + 1))
 	KLP_ACCEL=${accel:-${KLP_ACCEL:-auto}} \
 		"$top/selftests/guest/boot.sh" -t "$tmo" ${args:+-a "$args"} "$t" 2>&1 | tee "$log/out"
 	rc=${PIPESTATUS[0]}
 	count "$name" "$log/out"
+	plan "$name" "$log/out"
+	planned=$?
 	if [ "$rc" != 0 ]; then
 		# the guest script's own failures are counted; a crash is one more
-		if [ "$rc" -ge 2 ] || ! grep -qE '^not ok' "$log/out"; then
+		# (a script that died without results is already a plan failure)
+		if [ "$rc" -ge 2 ] || { [ "$planned" = 0 ] && ! grep -qE '^not ok' "$log/out"; }; then
 			echo "not ok - $name: guest failed (boot.sh exit $rc)"
 			failed=$((failed + 1)); failures+=("$name: guest failed (exit $rc)")
 		fi
 	fi
 done
+
+if [ "$groups" = 0 ]; then
+	echo "not ok - no group matches '$pattern' (see selftests/host/ and selftests/tests/)"
+	failed=$((failed + 1)); failures+=("no group matches '$pattern'")
+fi
 
 echo
 if [ ${#failures[@]} -gt 0 ]; then

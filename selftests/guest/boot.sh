@@ -3,7 +3,8 @@
 # Boot Debian's stock kernel under QEMU with the host root shared read-only,
 # run one script in the guest and report: its output streams to this
 # terminal; the exit status is non-zero if the script failed, the guest
-# oopsed, warned, panicked or timed out (then the dmesg tail is shown).
+# oopsed, warned, stalled, panicked or timed out (then the dmesg tail is
+# shown), also if the kernel reported it after the script ended.
 #
 # Usage: boot.sh [-t SECONDS] [-a KERNEL_ARGS] [-i] SCRIPT [ARGS...]
 #   -t   timeout for the whole boot (default 600)
@@ -139,17 +140,30 @@ elif [ ! -f "$res/rc" ]; then
 elif [ "$(cat "$res/rc")" != 0 ]; then
 	verdict=1 why="guest script exited $(cat "$res/rc")"
 fi
+# The guest saves dmesg last thing before powering off, after the script's
+# leftovers are killed and the kernel settled: a late WARN, hung task or
+# RCU stall is in it.  The console's kernel lines (timestamped) too: a
+# panic leaves no dmesg.
 log=$res/dmesg
 [ -s "$log" ] || log=$res/console
-if grep -qE 'WARNING:|BUG:|Oops|Kernel panic|general protection fault|Call Trace:' "$log"; then
+kernel_bad='WARNING:|BUG:|Oops|Kernel panic|general protection fault|Call Trace:|INFO: rcu|blocked for more than|soft lockup'
+bad=$( { cat "$res/dmesg" 2>/dev/null
+	 grep -E '\[ *[0-9]+\.[0-9]{6}\] ' "$res/console" 2>/dev/null
+       } | grep -E "$kernel_bad" | head -n 20)
+if [ -n "$bad" ]; then
 	[ "$verdict" = 0 ] && verdict=2
-	why="${why:+$why; }kernel warned, oopsed or panicked"
+	why="${why:+$why; }kernel warned, oopsed, stalled or panicked"
 fi
 if [ "$verdict" != 0 ]; then
 	echo "boot: FAILED: $why (results in $res)" >&2
 	echo "---- guest dmesg tail ----" >&2
 	tail -n 60 "$log" >&2
 	echo "--------------------------" >&2
+	if [ -n "$bad" ]; then
+		echo "---- what the kernel reported (dmesg, console) ----" >&2
+		echo "$bad" >&2
+		echo "--------------------------" >&2
+	fi
 else
 	rm -rf "$res"
 fi

@@ -3,6 +3,8 @@
 # Stage 2 of the klp guest, running on the host's userland: mount the
 # tracing filesystems, run the one script named on the kernel command line,
 # save its output, exit status and dmesg to the results share, power off.
+# After the script: kill what it left running, let the kernel settle, and
+# save dmesg last, so that a late WARN, hung task or RCU stall is in it.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root TERM=${KLP_TERM:-linux}
 res=/tmp/klp-results
@@ -11,6 +13,8 @@ mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t bpf bpf /sys/fs/bpf 2>/dev/null
 mount -t devpts devpts /dev/pts 2>/dev/null || { mkdir -p /dev/pts; mount -t devpts devpts /dev/pts; }
+# devtmpfs has no /dev/fd; bash's process substitution needs it
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
 ulimit -l unlimited
 hostname klp-guest
 cd "$KLP_TOP" || exit 1
@@ -22,10 +26,41 @@ if [ "${KLP_INTERACTIVE:-0}" = 1 ]; then
 	rc=$?
 else
 	echo "klp-guest: running ${cmd[*]}" > /dev/console
-	"${cmd[@]}" < /dev/null 2>&1 | tee "$res/output" > /dev/console
-	rc=${PIPESTATUS[0]}
+	# tee in a process substitution of this shell: a background job that
+	# kept the script's stdout open must not keep us waiting for it here
+	exec {out}> >(tee "$res/output" > /dev/console)
+	teepid=$!
+	"${cmd[@]}" < /dev/null >&"$out" 2>&1
+	rc=$?
+	exec {out}>&-
 fi
 echo "$rc" > "$res/rc"
+dmesg > "$res/dmesg.script"
+
+# leftovers: every process but this one (PID 1), the subshell running
+# ps, ps, tee, zombies and kernel threads (kthreadd, pid 2, and children)
+leftovers() {
+	ps -e -o pid=,ppid=,stat=,comm=,args= > /tmp/klp-ps
+	awk -v self="$BASHPID" -v tee="${teepid:-0}" '$1 != 1 && $1 != 2 && $2 != 2 &&
+		$1 != self && $1 != tee && $3 !~ /^Z/ && $4 != "ps"' /tmp/klp-ps
+}
+# What the script left behind (background jobs, tracers, setsid'd
+# children): TERM, then KILL, then the output is complete.
+left=$(leftovers)
+if [ -n "$left" ]; then
+	echo "# klp-guest: killing what the script left running:" > /dev/console
+	awk '{ print "#   " $1, $4 }' <<< "$left" > /dev/console
+	cat /tmp/klp-ps > "$res/leftovers"
+	mapfile -t pids < <(awk '{ print $1 }' <<< "$left")
+	kill -TERM "${pids[@]}" 2>/dev/null
+	sleep 1
+	left=$(leftovers)
+	mapfile -t pids < <(awk '{ print $1 }' <<< "$left")
+	[ -n "$left" ] && kill -KILL "${pids[@]}" 2>/dev/null
+fi
+[ -n "${teepid:-}" ] && wait "$teepid"
+# let late reports (a WARN from deferred work, an RCU stall) come out
+sleep "${KLP_SETTLE:-2}"
 dmesg > "$res/dmesg"
 sync
 echo o > /proc/sysrq-trigger

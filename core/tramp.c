@@ -38,33 +38,49 @@ static void klp_tramp_missed(const char *tramp)
  * The trampolines: the prototypes of their targets; never inlined or
  * cloned, so that each call enters the function ftrace hooks.
  */
-#define KLP_TRAMP_BODY(ret)	{ klp_tramp_missed(__func__); return ret; }
-
 static noinline __noclone unsigned long
 klp_tramp_kallsyms_lookup_name(const char *name)
-KLP_TRAMP_BODY(0)
+{
+	klp_tramp_missed(__func__);
+	return 0;
+}
 
 static noinline __noclone int
 klp_tramp_kallsyms_on_each_match_symbol(int (*fn)(void *, unsigned long),
 					const char *name, void *data)
-KLP_TRAMP_BODY(0)
+{
+	klp_tramp_missed(__func__);
+	return 0;
+}
 
 /* prototype of 6.1 or of 6.2+: see klp_modsym_walk() */
 static noinline __noclone int
 klp_tramp_module_kallsyms_on_each_symbol(void *a, void *b, void *c)
-KLP_TRAMP_BODY(0)
+{
+	klp_tramp_missed(__func__);
+	return 0;
+}
 
 static noinline __noclone struct module *
 klp_tramp_find_module(const char *name)
-KLP_TRAMP_BODY(NULL)
+{
+	klp_tramp_missed(__func__);
+	return NULL;
+}
 
 static noinline __noclone struct module *
 klp_tramp_module_address(unsigned long addr)
-KLP_TRAMP_BODY(NULL)
+{
+	klp_tramp_missed(__func__);
+	return NULL;
+}
 
 static noinline __noclone void *
 klp_tramp_text_poke(void *addr, const void *opcode, size_t len)
-KLP_TRAMP_BODY(NULL)
+{
+	klp_tramp_missed(__func__);
+	return NULL;
+}
 
 /**
  * struct klp_tramp - a trampoline and the sealed function it enters

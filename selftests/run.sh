@@ -8,6 +8,11 @@
 # not ok lines failed too (it died, or lost results), and so does a
 # NAME-PATTERN that matches no group.
 #
+# With KLP_ALSO_KVER set (make check sets it to the installed 6.12 when
+# KVER is the default), the groups named in KLP_ALSO_GROUPS then run again
+# on that kernel, with the modules rebuilt for it, counted in the same
+# closing line.
+#
 # Usage: selftests/run.sh [NAME-PATTERN]   e.g. selftests/run.sh stack
 set -uo pipefail
 
@@ -68,18 +73,16 @@ for t in "$top"/selftests/host/*.sh; do
 	fi
 done
 
-for t in "$top"/selftests/tests/*.sh; do
-	[ -e "$t" ] || continue
-	name=guest/$(basename "$t" .sh)
-	[[ -z $pattern || $name == *$pattern* ]] || continue
+# guest GROUP-SCRIPT NAME [KVER]: run one guest group and count it
+guest() {
+	local t=$1 name=$2 kver=${3:-${KVER:-}} args tmo accel rc planned
 	args=$(sed -n 's/^# klp-boot-args: //p' "$t")
 	tmo=$(sed -n 's/^# klp-timeout: //p' "$t")
 	# a debug kernel (make check-debug) runs everything several times slower
 	tmo=$(( ${tmo:-600} * ${KLP_TIMEOUT_SCALE:-1} ))
 	accel=$(sed -n 's/^# klp-accel: //p' "$t")
 	echo "# ---- $name${args:+ (kernel args: $args)}"
-	groups=$((groups + 1))
-	KLP_ACCEL=${accel:-${KLP_ACCEL:-auto}} \
+	KVER=$kver KLP_ACCEL=${accel:-${KLP_ACCEL:-auto}} \
 		"$top/selftests/guest/boot.sh" -t "$tmo" ${args:+-a "$args"} "$t" 2>&1 | tee "$log/out"
 	rc=${PIPESTATUS[0]}
 	count "$name" "$log/out"
@@ -93,7 +96,41 @@ for t in "$top"/selftests/tests/*.sh; do
 			failed=$((failed + 1)); failures+=("$name: guest failed (exit $rc)")
 		fi
 	fi
+}
+
+for t in "$top"/selftests/tests/*.sh; do
+	[ -e "$t" ] || continue
+	name=guest/$(basename "$t" .sh)
+	[[ -z $pattern || $name == *$pattern* ]] || continue
+	groups=$((groups + 1))
+	guest "$t" "$name"
 done
+
+# The second kernel: the named groups again, on the modules rebuilt for it.
+also=${KLP_ALSO_KVER:-}
+also_groups=${KLP_ALSO_GROUPS:-10-core 11-stack 12-deferred 13-symbols 14-builtin 15-reloc 17-hardening 18-ibt 30-tracing 40-klptop}
+if [ -n "$also" ] && [ "$also" != "${KVER:-}" ]; then
+	echo "# ==== the same groups on $also: $also_groups"
+	if make -s -C "$top" all KVER="$also" > "$log/build" 2>&1; then
+		for g in $also_groups; do
+			t=$top/selftests/tests/$g.sh
+			[[ -z $pattern || guest/$g == *$pattern* ]] || continue
+			if [ ! -e "$t" ]; then
+				echo "not ok - no group $g for $also"
+				failed=$((failed + 1)); failures+=("$also: no group $g")
+				continue
+			fi
+			groups=$((groups + 1))
+			guest "$t" "guest@$also/$g" "$also"
+		done
+	else
+		tail -n 30 "$log/build"
+		echo "not ok - build for $also"
+		failed=$((failed + 1)); failures+=("$also: the build failed")
+	fi
+	# leave the tree built for the first kernel again
+	make -s -C "$top" all > "$log/build" 2>&1 || tail -n 30 "$log/build"
+fi
 
 if [ "$groups" = 0 ]; then
 	echo "not ok - no group matches '$pattern' (see selftests/host/ and selftests/tests/)"

@@ -133,9 +133,10 @@ static int klp_find_lookup_name(void)
 }
 
 /**
- * klp_symbols_init() - find what the core needs and the kernel does not export
+ * klp_symbols_init() - find the kernel symbols the core needs by name
  *
- * On failure everything done is undone (klp_symbols_exit()).
+ * What the kernel does not export is found through kallsyms; on failure
+ * everything done so far is undone with klp_symbols_exit().
  *
  * Return: 0, or an error naming what is missing (the core refuses to load)
  */

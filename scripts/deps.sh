@@ -65,11 +65,12 @@ fi
 
 # checkpatch.pl for the style test, from Debian's kernel source tarball.
 cp_dir=$top/build/checkpatch
-if [ ! -f "$cp_dir/checkpatch.pl" ]; then
+if [ ! -f "$cp_dir/checkpatch.pl" ] || [ ! -f "$cp_dir/kernel-doc" ]; then
 	tarball=$(ls /usr/src/linux-source-6.1.tar.* | head -n 1)
 	mkdir -p "$cp_dir"
 	tar -xf "$tarball" -C "$cp_dir" --strip-components=2 --wildcards \
-		'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' '*/scripts/const_structs.checkpatch'
+		'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' '*/scripts/const_structs.checkpatch' \
+		'*/scripts/kernel-doc'
 fi
 
 [ -n "$kver" ] || kver=$("$top/scripts/kver.sh")

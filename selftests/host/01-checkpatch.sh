@@ -25,4 +25,15 @@ for f in $(git ls-files 'core/*.[ch]' 'core/samples/*.c' 'selftests/modules/*.[c
 		[ -z "$out" ] || echo "$out" | sed 's/^/#   /'
 	fi
 done
+# kernel-doc: every /** comment names the function or struct it documents
+kd=$(dirname "$cp")/kernel-doc
+for f in $(git ls-files 'core/*.[ch]' 'include/*.h'); do
+	out=$(perl "$kd" -none "$f" 2>&1)
+	if [ -z "$out" ]; then
+		ok "kernel-doc $f"
+	else
+		not_ok "kernel-doc $f"
+		echo "$out" | sed 's/^/# /'
+	fi
+done
 ktap_finish

@@ -84,6 +84,25 @@ klp_insmod() {
 	return 1
 }
 
+# klp_modpath MOD: the path of a module of the tree (for insmod's own errors)
+klp_modpath() {
+	local f
+	for f in "$KLP_TOP/core/$1.ko" "$KLP_TOP/core/samples/$1.ko" "$KLP_MODS/$1.ko"; do
+		[ -f "$f" ] && { echo "$f"; return 0; }
+	done
+	echo "klp_modpath: no module $1" >&2
+	return 1
+}
+
+# dmesg_mark, then dmesg_since: the kernel log lines that came after the mark
+dmesg_mark() {
+	KLP_DMESG_MARK=$(dmesg | wc -l)
+}
+
+dmesg_since() {
+	dmesg | tail -n +$((${KLP_DMESG_MARK:-0} + 1))
+}
+
 # Last kernel log line that matches a pattern (for error message checks).
 dmesg_has() {
 	dmesg | grep -q -- "$1"

@@ -28,10 +28,12 @@ assert_eq "both cores live on different functions" "1001 1002 7000" "$(target a)
 
 # A klp patch on klp_target_a (stacks on p1) and klp_target_c (builtin's).
 before=$(sort "$TRACEFS/enabled_functions")
-check "klp patch on the builtin's function is refused" \
-	eval '! klp_insmod klp_test_probe objname=klp_test_target funcs=klp_target_a,klp_target_c'
-check "error names the function and the builtin patch" \
-	dmesg_has "function 'klp_target_c' is already live patched by the kernel's builtin livepatch (patch 'klp_test_builtin'"
+dmesg_mark
+err=$(insmod "$(klp_modpath klp_test_probe)" objname=klp_test_target funcs=klp_target_a,klp_target_c 2>&1)
+assert_eq "klp patch on the builtin's function is refused with EBUSY" \
+	"1 Device or resource busy" "$? ${err##*: }"
+assert_eq "error names the function and the builtin patch" 1 \
+	"$(dmesg_since | grep -c "function 'klp_target_c' is already live patched by the kernel's builtin livepatch (patch 'klp_test_builtin'")"
 assert_eq "klp_target_a rolled back to p1, c still the builtin's" "1001 7000" "$(target a) $(target c)"
 assert_eq "p1 alone on klp_target_a's stack again" "1/1" \
 	"$(func_attr klp_test_p1 klp_test_target klp_target_a stack_pos)/$(func_attr klp_test_p1 klp_test_target klp_target_a stack_depth)"
@@ -43,7 +45,13 @@ check "builtin patch disabled" eval "echo 0 > $BUILTIN/enabled"
 check "builtin transition completes" wait_builtin_transition
 check "builtin patch module removed" eval 'for i in $(seq 50); do rmmod klp_test_builtin 2>/dev/null && break; sleep 0.1; done; ! grep -q "^klp_test_builtin " /proc/modules'
 assert_eq "klp_target_c original again" 300 "$(target c)"
-check "builtin patch on klp's klp_target_a is refused" eval '! klp_insmod klp_test_builtin func=klp_target_a'
+dmesg_mark
+err=$(insmod "$(klp_modpath klp_test_builtin)" func=klp_target_a 2>&1)
+assert_eq "builtin patch on klp's klp_target_a is refused with EBUSY" \
+	"1 Device or resource busy" "$? ${err##*: }"
+# the builtin livepatch's own words (kernel/livepatch/patch.c, 6.1)
+assert_eq "the builtin's error names the function and EBUSY" 1 \
+	"$(dmesg_since | grep -c "livepatch: failed to register ftrace handler for function 'klp_target_a' (-16)")"
 assert_eq "klp p1 still wins" "1001 1002" "$(target a) $(target b)"
 check "builtin left nothing behind" test ! -e "$BUILTIN"
 

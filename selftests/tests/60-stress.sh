@@ -43,7 +43,7 @@ ncpu=$(nproc)
 start_workers() {
 	local cpu
 	rm -f $work/stop $work/n.*
-	echo > "$KLP_TARGET/values"
+	echo > "$KLP_TARGET/values" || not_ok "the values histogram resets"
 	workers=()
 	for ((cpu = 0; cpu < ncpu; cpu++)); do
 		# niced, so that the transitions are not starved by the callers
@@ -53,9 +53,19 @@ start_workers() {
 	done
 }
 
-stop_workers() {	# CALLS = the calls made
+# stop_workers: CALLS = the calls made; WORKERS_BAD = each worker that
+# failed (a write to the call file failed, or it never called) or made
+# no calls on its CPU, as "cpuN:rc=R,loops=L"
+stop_workers() {
+	local cpu rc n
 	touch $work/stop
-	wait "${workers[@]}"
+	WORKERS_BAD=
+	for cpu in "${!workers[@]}"; do
+		wait "${workers[$cpu]}"
+		rc=$?
+		n=$(cat $work/n.$cpu 2>/dev/null)
+		[ "$rc" = 0 ] && [ "${n:-0}" -gt 0 ] || WORKERS_BAD+="cpu$cpu:rc=$rc,loops=${n:-none} "
+	done
 	CALLS=$(cat $work/n.* | awk -v l=$LOOP '{ s += $1 * l } END { print s }')
 }
 
@@ -133,6 +143,7 @@ run_phase() {
 	stop_workers
 	perf_count_stop $work/perf.csv
 	diag "$name: $CALLS calls on $ncpu CPUs during 500 transitions in $(( $(date +%s) - t0 )) s"
+	assert_eq "$name: every CPU's worker called to the end and exited 0" "" "${WORKERS_BAD% }"
 	assert_eq "$name: every transition write succeeded" 0 "$failed"
 	assert_eq "$name: $leak_text" 0 "$leaked"
 	check_phase "$name" "$CALLS" "$e0" $work/bpf.before
@@ -142,7 +153,7 @@ run_phase() {
 }
 
 # Phase 1: p1 stays enabled; p2 and p3 stack and unstack over it.
-set_enabled klp_test_p1 1
+check "p1 enabled" set_enabled klp_test_p1 1
 run_phase "phase 1" "the original never ran (p1 enabled throughout)" 2 3
 # Phase 2: all three, so the stack also empties and refills.
 run_phase "phase 2" "the original ran only while no patch was enabled" 1 2 3

@@ -2,13 +2,20 @@
 # SPDX-License-Identifier: GPL-2.0
 # Concurrent sysfs writers: several processes write 0 and 1 to the same and
 # to different enabled files at once.  Nothing may deadlock (every writer is
-# bounded by a timeout), and the final state must be the one of the last
-# successful write to each file, in the order klp serialized them (read
-# back from the klp:klp_patch_enable/disable tracepoints), with the
-# func_stacks agreeing.
+# bounded by a timeout).  Every successful write toggles the state (writing
+# the current one fails with EINVAL), so each patch must end enabled
+# exactly when the writers, counting their own successful writes, made an
+# odd number of them; klp's klp:klp_patch_enable/disable tracepoints must
+# show the same transitions, and the func_stacks agree.
+# Then readers hammer a patch's sysfs attributes while klp_test_api
+# registers, enables, disables and unregisters it over and over: a reader
+# blocked on klp_mutex must never deadlock the unregister that removes the
+# file it reads.
 . "$(dirname "$0")/../lib.sh"
 ktap_start "concurrent sysfs writers"
 
+work=/tmp/sysfs-race
+mkdir -p $work
 klp_insmod klp || { not_ok "core loads"; ktap_finish; }
 klp_insmod klp_test_target || { not_ok "target loads"; ktap_finish; }
 for p in 1 2 3; do klp_insmod klp_test_p$p enable=0 || not_ok "p$p registers"; done
@@ -18,20 +25,24 @@ echo 1 > $TRACEFS/events/klp/klp_patch_enable/enable
 echo 1 > $TRACEFS/events/klp/klp_patch_disable/enable
 echo 1 > $TRACEFS/tracing_on
 
-writer() {	# writer PATCH N: N random 0/1 writes
-	local i
+writer() {	# writer PATCH N OUT: N random 0/1 writes; OUT gets the successful ones
+	local i ok=0
 	for ((i = 0; i < $2; i++)); do
-		echo $((RANDOM % 2)) > "$KLP_SYSFS/$1/enabled" 2>/dev/null
+		echo $((RANDOM % 2)) > "$KLP_SYSFS/$1/enabled" && ok=$((ok + 1))
 	done
-	return 0	# same-state writes fail by design
+	echo $ok > "$3"
+	return 0	# same-state writes fail by design (EINVAL, on stderr)
 }
 
 # a hang is a writer past this; slower kernels (make check-debug) get longer
 limit=$((240 * ${KLP_TIMEOUT_SCALE:-1}))
+N=150
 t0=$(date +%s)
 pids=()
-for p in klp_test_p1 klp_test_p1 klp_test_p1 klp_test_p2 klp_test_p3; do
-	timeout $limit bash -c "$(declare -f writer); KLP_SYSFS=$KLP_SYSFS; writer $p 150" &
+wp=(klp_test_p1 klp_test_p1 klp_test_p1 klp_test_p2 klp_test_p3)
+for w in "${!wp[@]}"; do
+	timeout $limit bash -c "$(declare -f writer); KLP_SYSFS=$KLP_SYSFS; writer ${wp[$w]} $N $work/ok.$w" \
+		2> $work/err.$w &
 	pids+=($!)
 done
 # readers too, since show takes the same mutex
@@ -43,18 +54,39 @@ diag "writers done in $(( $(date +%s) - t0 )) s"
 echo 0 > $TRACEFS/tracing_on
 assert_eq "no writer or reader hung (none hit the timeout)" "0 0 0 0 0 0" "${rcs% }"
 
-# The last successful transition per patch, in klp's own order.
-last() {
-	grep -E "klp_patch_(enable|disable): patch=$1 ret=0" $TRACEFS/trace | tail -n 1 |
-		sed -n 's/.*klp_patch_\(enable\|disable\):.*/\1/p'
+# Each writer's failed writes: all EINVAL; with its successful ones, N.
+for w in "${!wp[@]}"; do
+	einval=$(grep -c 'write error: Invalid argument$' $work/err.$w)
+	assert_eq "writer $w (${wp[$w]}): successful plus EINVAL writes are $N, no other error" \
+		"$N 0" "$(( $(cat $work/ok.$w 2>/dev/null || echo 0) + einval )) $(grep -vc 'write error: Invalid argument$' $work/err.$w)"
+done
+
+# writes PATCH: the successful writes to PATCH's enabled, all writers
+writes() {
+	local w n=0
+	for w in "${!wp[@]}"; do
+		[ "${wp[$w]}" = "$1" ] && n=$((n + $(cat $work/ok.$w)))
+	done
+	echo $n
 }
-order=()
+# transitions PATCH: the successful ones klp traced for PATCH
+transitions() {
+	sed -n "s/.*klp_patch_\(enable\|disable\): patch=$1 ret=0\$/\1/p" $TRACEFS/trace
+}
 for p in 1 2 3; do
-	want=$(last klp_test_p$p)
-	case $want in enable) want=1 ;; disable) want=0 ;; *) want=0 ;; esac
-	assert_eq "p$p: enabled is the last successful write" "$want" "$(patch_enabled klp_test_p$p)"
+	n=$(writes klp_test_p$p)
+	want=$((n % 2))	# registered disabled; each successful write toggles
+	diag "p$p: $n successful writes"
+	assert_eq "p$p: enabled is what its writers' $n successful writes made it" "$want" \
+		"$(patch_enabled klp_test_p$p)"
 	assert_eq "p$p: its funcs are patched exactly when enabled" "$want $want" \
 		"$(func_attr klp_test_p$p klp_test_target klp_target_a patched) $(func_attr klp_test_p$p klp_test_target klp_target_b patched)"
+	# cross-check with klp's own tracepoints: from disabled, n toggles are
+	# ceil(n/2) enables and floor(n/2) disables (counts, not their order:
+	# the per-CPU trace buffers merge by timestamp, which TCG can tie)
+	assert_eq "p$p: klp traced $(( (n + 1) / 2 )) enables and $((n / 2)) disables" \
+		"$(( (n + 1) / 2 )) $((n / 2))" \
+		"$(transitions klp_test_p$p | grep -c '^enable$') $(transitions klp_test_p$p | grep -c '^disable$')"
 done
 
 # The winner is the enabled patch whose last enable came last.
@@ -68,4 +100,59 @@ else
 	assert_eq "no patch enabled: original runs" 100 "$(target a)"
 fi
 check "the trace buffer did not overflow" eval "! grep -q 'LOST' $TRACEFS/trace"
+
+# --- unregister under readers ---------------------------------------------
+# klp_test_api's patch (klp_target_c -> 8003) goes through CYCLES
+# register/enable/disable/unregister rounds while readers cat each of its
+# attributes in a loop; the files come and go under them.
+klp_insmod klp_test_api || bail "api module loads"
+CTL=/sys/kernel/debug/klp_test_api/ctl
+CYCLES=100
+api=$KLP_SYSFS/klp_test_api
+func=$api/klp_test_target/klp_target_c
+attrs="$api/enabled $api/klp_test_target/loaded $func/id $func/patched $func/stack_pos $func/stack_depth $func/old_addr $func/new_func"
+reader() {	# reader STOPFILE FILES...: read them until STOPFILE exists; prints reads
+	local stop=$1 n=0 f
+	shift
+	while [ ! -e "$stop" ]; do
+		for f in "$@"; do
+			{ read -r _ < "$f"; } 2>/dev/null && n=$((n + 1))
+		done
+	done
+	echo $n
+}
+# cycles N: N rounds of the four calls; prints what went wrong, nothing if
+# every call returned 0 and the patch was live exactly while enabled
+cycles() {
+	local i cmd got
+	for ((i = 1; i <= $1; i++)); do
+		for cmd in register enable disable unregister; do
+			echo $cmd > $CTL
+			read -r got < $CTL
+			[ "$got" = "$cmd 0" ] && continue
+			echo "round $i: $got"
+			return
+		done
+	done
+}
+rm -f $work/stop
+rpids=()
+for r in 1 2 3; do
+	timeout $limit bash -c "$(declare -f reader); reader $work/stop $attrs" > $work/reads.$r &
+	rpids+=($!)
+done
+t0=$(date +%s)
+timeout $limit bash -c "CTL=$CTL; $(declare -f cycles); cycles $CYCLES" > $work/cycles
+crc=$?
+touch $work/stop
+rcs=""
+for pid in "${rpids[@]}"; do wait "$pid"; rcs+="$? "; done
+diag "$CYCLES register/enable/disable/unregister cycles in $(( $(date +%s) - t0 )) s; reads: $(cat $work/reads.* | paste -sd' ')"
+assert_eq "the cycles did not hang (no timeout)" 0 "$crc"
+assert_eq "every register, enable, disable and unregister returned 0" "" "$(cat $work/cycles)"
+assert_eq "no reader hung (none hit the timeout)" "0 0 0" "${rcs% }"
+check "the readers read while the patch was registered" \
+	test "$(cat $work/reads.* | awk '{ s += $1 } END { print s + 0 }')" -gt 0
+check "the sysfs dir is gone at the end" test ! -e "$api"
+assert_eq "klp_target_c runs the original again" 300 "$(target c)"
 ktap_finish

@@ -108,9 +108,8 @@ done
 
 # The second kernel: the named groups again, on the modules rebuilt for it.
 also=${KLP_ALSO_KVER:-}
-# 30-tracing is left out on 6.12 for now: klp-trace and bpftrace name a
-# module address with a stale symbol there, since 6.12 reuses a freed
-# module init area for the next module's text (3 checks red).
+# 30-tracing is left out on 6.12 for now: bpftrace names a module address
+# with a stale init symbol there (README, Supported kernels).
 also_groups=${KLP_ALSO_GROUPS:-10-core 11-stack 12-deferred 13-symbols 14-builtin 15-reloc 17-hardening 18-ibt 40-klptop}
 if [ -n "$also" ] && [ "$also" != "${KVER:-}" ]; then
 	echo "# ==== the same groups on $also: $also_groups"

@@ -297,11 +297,37 @@ static int ksym_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/*
+ * Is the text symbol at addr of module "[mod]" inside that module's
+ * memory as /proc/modules gives it (base address, size)?  /proc/kallsyms
+ * can still list a module's init function after its init memory was freed
+ * (seen on 6.12, where the next module's text then reuses the address):
+ * such a stale entry lies outside the module.
+ */
+static bool ksym_in_module(const char *mods, const char *mod,
+			   unsigned long long addr)
+{
+	unsigned long long base, size;
+	size_t len = strcspn(mod, "]");
+	const char *line;
+	char name[64];
+
+	for (line = mods; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		if (strncmp(line, mod, len) || line[len] != ' ')
+			continue;
+		/* columns: name size refcount users state address */
+		if (sscanf(line, "%63s %llu %*s %*s %*s %llx", name, &size, &base) != 3)
+			return true;
+		return addr >= base && addr < base + size;
+	}
+	return true;	/* not listed (going away): keep it */
+}
+
 static void ksyms_load(void)
 {
-	size_t size, nr = 0, cap = 0;
+	size_t size, nr = 0, cap = 0, msize;
 	struct ksym *syms = NULL, *tmp;
-	char *buf, *p, *nl, *end;
+	char *buf, *p, *nl, *end, *mod, *mods;
 	unsigned long long addr;
 	char type;
 
@@ -310,6 +336,7 @@ static void ksyms_load(void)
 	buf = read_file("/proc/kallsyms", &size);
 	if (!buf)
 		return;
+	mods = read_file("/proc/modules", &msize);
 
 	for (p = buf; p < buf + size; p = nl + 1) {
 		nl = strchr(p, '\n');
@@ -324,13 +351,19 @@ static void ksyms_load(void)
 		if (!addr || !strchr("tTwW", type))
 			continue;
 		end += 3;
-		end[strcspn(end, "\t")] = '\0';
+		mod = strchr(end, '\t');
+		if (mod) {
+			*mod = '\0';
+			if (mod[1] == '[' && mods && !ksym_in_module(mods, mod + 2, addr))
+				continue;
+		}
 		if (nr == cap) {
 			cap = cap ? cap * 2 : 65536;
 			tmp = realloc(syms, cap * sizeof(*syms));
 			if (!tmp) {
 				free(syms);
 				free(buf);
+				free(mods);
 				return;
 			}
 			syms = tmp;
@@ -339,6 +372,7 @@ static void ksyms_load(void)
 		syms[nr].name = end;
 		nr++;
 	}
+	free(mods);
 	qsort(syms, nr, sizeof(*syms), ksym_cmp);
 
 	free(ks.syms);

@@ -309,14 +309,16 @@ static bool ksym_in_module(const char *mods, const char *mod,
 {
 	unsigned long long base, size;
 	size_t len = strcspn(mod, "]");
-	const char *line;
-	char name[64];
+	const char *line, *next;
 
-	for (line = mods; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+	for (line = mods; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			next++;
 		if (strncmp(line, mod, len) || line[len] != ' ')
 			continue;
 		/* columns: name size refcount users state address */
-		if (sscanf(line, "%63s %llu %*s %*s %*s %llx", name, &size, &base) != 3)
+		if (sscanf(line, "%*s %llu %*s %*s %*s %llx", &size, &base) != 2)
 			return true;
 		return addr >= base && addr < base + size;
 	}

@@ -106,34 +106,62 @@ if [ "$accel" = kvm ]; then cpu=host; else cpu=max; fi
 exec 9> "${KLP_GUEST_LOCK:-/tmp/klp-guest.lock}"
 flock 9
 
-res=$(mktemp -d "$gdir/results.XXXXXX")
-chmod 777 "$res"
 cmdline="console=ttyS0 loglevel=3 panic=-1 rdinit=/init ${KLP_BOOT_ARGS:-} $extra_args"
 cmdline+=" KLP_TOP=$top KLP_MODTREE=$modtree KLP_SCRIPT=$enc KLP_INTERACTIVE=$interactive"
 cmdline+=" KLP_TIMEOUT_SCALE=${KLP_TIMEOUT_SCALE:-1}"
 [ -n "${TERM:-}" ] && cmdline+=" KLP_TERM=$TERM"
 
-qemu=("${qemu_base[@]}" -accel "$accel" -cpu "$cpu" -smp "${KLP_SMP:-2}" -m "${KLP_MEM:-2G}"
-	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
-	-virtfs "local,path=$res,mount_tag=results,security_model=none,multidevs=remap"
-	-append "$cmdline")
-
-if [ "$interactive" = 1 ]; then
-	# --foreground: qemu must own the terminal (raw mode) for the console
-	timeout --foreground -s KILL "$timeout_s" "${qemu[@]}"
-	qrc=$?
-	stty sane 2>/dev/null
-else
+# boot_once: one guest; sets res (its results directory) and qrc.  A guest
+# that has not started the script within boot_s seconds is killed and
+# marked boot-hung: rarely, multi-threaded TCG hangs the stock kernel in
+# its own boot (not a line on the console, not even a lockup report),
+# before any of our code has run.
+boot_s=$(( ${KLP_BOOT_DEADLINE:-180} * ${KLP_TIMEOUT_SCALE:-1} ))
+boot_once() {
+	local wd
+	res=$(mktemp -d "$gdir/results.XXXXXX")
+	chmod 777 "$res"
+	qemu=("${qemu_base[@]}" -accel "$accel" -cpu "$cpu" -smp "${KLP_SMP:-2}" -m "${KLP_MEM:-2G}"
+		-pidfile "$res/qemu.pid"
+		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
+		-virtfs "local,path=$res,mount_tag=results,security_model=none,multidevs=remap"
+		-append "$cmdline")
+	if [ "$interactive" = 1 ]; then
+		# --foreground: qemu must own the terminal (raw mode) for the console
+		timeout --foreground -s KILL "$timeout_s" "${qemu[@]}"
+		qrc=$?
+		stty sane 2>/dev/null
+		return
+	fi
+	(
+		for ((i = 0; i < boot_s; i++)); do
+			sleep 1
+			grep -q 'klp-guest: running' "$res/console" 2>/dev/null && exit 0
+		done
+		touch "$res/boot-hung"
+		kill -KILL "$(cat "$res/qemu.pid")" 2>/dev/null
+	) &
+	wd=$!
 	timeout -s KILL "$timeout_s" "${qemu[@]}" < /dev/null 2>&1 |
 		sed -u 's/\r$//' | tee "$res/console" |
 		awk '/klp-guest: running/ { on = 1; next }
 		     on && !/reboot: Power down|sysrq: Power Off/ { print; fflush() }'
 	qrc=${PIPESTATUS[0]}
+	kill "$wd" 2>/dev/null
+	wait "$wd" 2>/dev/null
+}
+
+boot_once
+if [ -e "$res/boot-hung" ]; then
+	echo "boot: the guest did not reach the script in ${boot_s}s (console in $res/console); booting it once more" >&2
+	boot_once
 fi
 
 verdict=0
 why=
-if [ "$qrc" = 137 ]; then
+if [ -e "$res/boot-hung" ]; then
+	verdict=3 why="guest did not reach the script in ${boot_s}s, twice (boot hang)"
+elif [ "$qrc" = 137 ]; then
 	verdict=3 why="guest timed out after ${timeout_s}s"
 elif [ ! -f "$res/rc" ]; then
 	verdict=3 why="guest ended without a result (panic or boot failure)"

@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The guest harness itself: a guest that never reaches its script is booted
+# once more, then reported as a boot hang (exit 3), each time saying so; a
+# script's exit status comes back.  Cheap: the hung boots are cut at 2 s.
+. "$(dirname "$0")/../lib.sh"
+ktap_start "guest harness: boot hang, retry, exit status"
+
+boot=$KLP_TOP/selftests/guest/boot.sh
+tmp=$(mktemp -d "$KLP_TOP/build/harness.XXXXXX")
+# the failed boots' results directories, named in their messages
+leftovers() { grep -oE "$KLP_TOP/build/guest/results\.[A-Za-z0-9]+" <<< "$1" | sort -u; }
+trap 'rm -rf "$tmp" $dirs' EXIT
+dirs=
+printf '#!/bin/bash\necho "script ran: $*"\nexit 7\n' > "$tmp/seven.sh"
+chmod +x "$tmp/seven.sh"
+
+out=$(KLP_BOOT_DEADLINE=2 "$boot" -t 60 "$tmp/seven.sh" 2>&1)
+rc=$?
+dirs+=" $(leftovers "$out")"
+assert_eq "a boot that never reaches the script: exit 3" 3 "$rc"
+n=$(grep -c 'did not reach the script in 2s (console in .*); booting it once more' <<< "$out")
+assert_eq "it is booted exactly once more, saying so" 1 "$n"
+n=0
+for d in $(leftovers "$out"); do grep -q SeaBIOS "$d/console" && n=$((n + 1)); done
+assert_eq "two guests booted (two consoles kept)" 2 "$n"
+check "then reported as a boot hang" grep -q 'did not reach the script in 2s, twice (boot hang)' <<< "$out"
+check "the script never ran" bash -c '! grep -q "script ran" <<< "$1"' _ "$out"
+
+out=$("$boot" -t 120 "$tmp/seven.sh" a b 2>&1)
+rc=$?
+dirs+=" $(leftovers "$out")"
+assert_eq "a script that exits 7: boot.sh exits 1" 1 "$rc"
+check "it ran once, with its arguments" grep -qx 'script ran: a b' <<< "$out"
+check "and says why it failed" grep -q 'guest script exited 7' <<< "$out"
+check "no second boot" bash -c '! grep -q "booting it once more" <<< "$1"' _ "$out"
+
+ktap_finish

@@ -33,7 +33,9 @@ BPFTOOL ?= bpftool
 CC ?= gcc
 CFLAGS ?= -g -O2 -Wall -Wextra -Wno-unused-parameter
 ARCH_BPF := x86
-INCLUDES := -Iinclude -I$(BPF_OUT) -Iuserspace
+# libtracefs' and libtraceevent's headers include each other by bare name
+INCLUDES := -Iinclude -I$(BPF_OUT) -Iuserspace \
+	$(shell pkg-config --cflags libtracefs libtraceevent 2>/dev/null)
 
 KBUILD := $(MAKE) -C $(KDIR)
 KMODS := core core/samples selftests/modules $(FAULT_DIR)

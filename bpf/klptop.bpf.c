@@ -93,7 +93,7 @@ static __always_inline void copy_loc_str(char *dst, __u32 size, void *ctx,
 }
 
 static __always_inline struct klp_transition_event *
-reserve_event(__u32 type)
+reserve_event(__u32 type, __u64 seq)
 {
 	struct klp_transition_event *e;
 
@@ -104,6 +104,7 @@ reserve_event(__u32 type)
 	}
 	/* Reserved memory is not zeroed; set every field a reader may look at. */
 	e->ts_ns = bpf_ktime_get_ns();
+	e->seq = seq;
 	e->type = type;
 	e->ret = 0;
 	e->old_addr = 0;
@@ -120,7 +121,7 @@ reserve_event(__u32 type)
 
 static __always_inline int handle_patch(struct klp_patch_ctx *ctx, __u32 type)
 {
-	struct klp_transition_event *e = reserve_event(type);
+	struct klp_transition_event *e = reserve_event(type, ctx->seq);
 
 	if (!e)
 		return KLP_TP_PASS;
@@ -156,7 +157,7 @@ int klptop_disable(struct klp_patch_ctx *ctx)
 
 static __always_inline int handle_func(struct klp_func_ctx *ctx, __u32 type)
 {
-	struct klp_transition_event *e = reserve_event(type);
+	struct klp_transition_event *e = reserve_event(type, ctx->seq);
 
 	if (!e)
 		return KLP_TP_PASS;
@@ -187,7 +188,7 @@ int klptop_pop(struct klp_func_ctx *ctx)
 SEC("tp/klp/klp_object")
 int klptop_object(struct klp_object_ctx *ctx)
 {
-	struct klp_transition_event *e = reserve_event(KLP_EV_OBJECT);
+	struct klp_transition_event *e = reserve_event(KLP_EV_OBJECT, ctx->seq);
 
 	if (!e)
 		return KLP_TP_PASS;
@@ -201,7 +202,8 @@ int klptop_object(struct klp_object_ctx *ctx)
 SEC("tp/klp/klp_enable_failed")
 int klptop_failed(struct klp_enable_failed_ctx *ctx)
 {
-	struct klp_transition_event *e = reserve_event(KLP_EV_ENABLE_FAILED);
+	struct klp_transition_event *e = reserve_event(KLP_EV_ENABLE_FAILED,
+							     ctx->seq);
 
 	if (!e)
 		return KLP_TP_PASS;

@@ -34,6 +34,22 @@ LIST_HEAD(klp_patches);
 
 static struct dentry *klp_debugfs_dir;
 static DEFINE_IDA(klp_func_ids);
+static atomic64_t klp_seq = ATOMIC64_INIT(0);
+
+/**
+ * klp_next_seq() - the number of the next transition event
+ *
+ * Every klp:* event but klp_redirect carries one.  A state change takes
+ * its number under klp_mutex, so the numbers follow the order of the
+ * changes; a failure that changes nothing takes one wherever it is.
+ *
+ * Return: the new number, one more than the last one given
+ */
+u64 klp_next_seq(void)
+{
+	return atomic64_inc_return(&klp_seq);
+}
+
 
 /**
  * klp_is_patch_registered() - is patch on klp_patches
@@ -70,8 +86,9 @@ static void klp_taint(void)
 void klp_trace_failure(struct klp_object *obj, struct klp_func *func,
 		       int err)
 {
-	trace_klp_enable_failed(klp_patch_name(obj->patch), klp_obj_name(obj),
-				func ? func->old_name : "", err);
+	trace_klp_enable_failed(klp_next_seq(), klp_patch_name(obj->patch),
+				klp_obj_name(obj), func ? func->old_name : "",
+				err);
 }
 
 /**
@@ -193,8 +210,8 @@ static int __klp_enable_patch(struct klp_patch *patch)
 		}
 
 		if (!klp_is_object_loaded(obj)) {
-			trace_klp_object(klp_patch_name(patch), obj->name,
-					 KLP_OBJ_DEFERRED);
+			trace_klp_object(klp_next_seq(), klp_patch_name(patch),
+					 obj->name, KLP_OBJ_DEFERRED);
 			continue;
 		}
 
@@ -212,17 +229,7 @@ rollback:
 	return ret;
 }
 
-/**
- * klp_set_patch_state() - enable or disable a registered patch
- * @patch:	a registered patch
- * @state:	KLP_ENABLED or KLP_DISABLED
- *
- * Writing the current state is refused.  Emits klp:klp_patch_enable or
- * klp:klp_patch_disable with the result.
- *
- * Return: 0 on success, otherwise error
- */
-int klp_set_patch_state(struct klp_patch *patch, int state)
+static int klp_set_patch_state_locked(struct klp_patch *patch, int state)
 {
 	int ret;
 
@@ -236,21 +243,35 @@ int klp_set_patch_state(struct klp_patch *patch, int state)
 		ret = klp_disable_patch_all(patch);
 
 	if (state == KLP_ENABLED)
-		trace_klp_patch_enable(klp_patch_name(patch), ret);
+		trace_klp_patch_enable(klp_next_seq(), klp_patch_name(patch),
+				       ret);
 	else
-		trace_klp_patch_disable(klp_patch_name(patch), ret);
+		trace_klp_patch_disable(klp_next_seq(), klp_patch_name(patch),
+					ret);
 	return ret;
 }
 
-static int klp_set_registered_patch_state(struct klp_patch *patch, int state)
+/**
+ * klp_set_patch_state() - enable or disable a patch if it is registered
+ * @patch:	any pointer a caller was handed as a patch
+ * @state:	KLP_ENABLED or KLP_DISABLED
+ * @unregistered: the error if @patch is not registered (the API says
+ *		-EINVAL, as upstream; sysfs -ENODEV for a patch going away)
+ *
+ * Takes klp_mutex.  Writing the current state is refused.  Emits
+ * klp:klp_patch_enable or klp:klp_patch_disable with the result.
+ *
+ * Return: 0 on success, otherwise error
+ */
+int klp_set_patch_state(struct klp_patch *patch, int state, int unregistered)
 {
 	int ret;
 
 	mutex_lock(&klp_mutex);
 	if (klp_is_patch_registered(patch))
-		ret = klp_set_patch_state(patch, state);
+		ret = klp_set_patch_state_locked(patch, state);
 	else
-		ret = -EINVAL;
+		ret = unregistered;
 	mutex_unlock(&klp_mutex);
 	return ret;
 }
@@ -267,7 +288,7 @@ static int klp_set_registered_patch_state(struct klp_patch *patch, int state)
  */
 int klpcore_enable_patch(struct klp_patch *patch)
 {
-	return klp_set_registered_patch_state(patch, KLP_ENABLED);
+	return klp_set_patch_state(patch, KLP_ENABLED, -EINVAL);
 }
 EXPORT_SYMBOL_GPL(klpcore_enable_patch);
 
@@ -282,7 +303,7 @@ EXPORT_SYMBOL_GPL(klpcore_enable_patch);
  */
 int klpcore_disable_patch(struct klp_patch *patch)
 {
-	return klp_set_registered_patch_state(patch, KLP_DISABLED);
+	return klp_set_patch_state(patch, KLP_DISABLED, -EINVAL);
 }
 EXPORT_SYMBOL_GPL(klpcore_disable_patch);
 
@@ -551,13 +572,14 @@ int klpcore_register_patch(struct klp_patch *patch)
 
 	mutex_lock(&klp_mutex);
 	if (klp_is_patch_registered(patch)) {
+		trace_klp_patch_register(klp_next_seq(), name, -EINVAL);
 		mutex_unlock(&klp_mutex);
 		pr_err("patch '%s' is already registered\n", name);
 		module_put(patch->mod);
-		ret = -EINVAL;
-		goto trace;
+		return -EINVAL;
 	}
 	ret = klp_init_patch(patch);
+	trace_klp_patch_register(klp_next_seq(), name, ret);
 	mutex_unlock(&klp_mutex);
 
 	if (ret) {
@@ -565,8 +587,9 @@ int klpcore_register_patch(struct klp_patch *patch)
 		klp_free_patch(patch);
 		module_put(patch->mod);
 	}
+	return ret;
 trace:
-	trace_klp_patch_register(name, ret);
+	trace_klp_patch_register(klp_next_seq(), name, ret);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(klpcore_register_patch);
@@ -594,13 +617,12 @@ int klpcore_unregister_patch(struct klp_patch *patch)
 		ret = -EBUSY;
 	else
 		list_del_init(&patch->list);
+	trace_klp_patch_unregister(klp_next_seq(), klp_patch_name(patch), ret);
 
 	mutex_unlock(&klp_mutex);
 
 	if (!ret)
 		klp_free_patch(patch);
-
-	trace_klp_patch_unregister(klp_patch_name(patch), ret);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(klpcore_unregister_patch);
@@ -613,6 +635,18 @@ static int klp_stacks_show(struct seq_file *m, void *v)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(klp_stacks);
+
+/*
+ * debugfs klp/seq: the number of the last transition event.  A consumer
+ * that enables the klp:* events and then reads it knows that every event
+ * numbered above it is still to come to its buffers.
+ */
+static int klp_seq_get(void *data, u64 *val)
+{
+	*val = atomic64_read(&klp_seq);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(klp_seq_fops, klp_seq_get, NULL, "%llu\n");
 
 static int __init klp_init(void)
 {
@@ -633,6 +667,8 @@ static int __init klp_init(void)
 	klp_debugfs_dir = debugfs_create_dir("klp", NULL);
 	debugfs_create_file("stacks", 0400, klp_debugfs_dir, NULL,
 			    &klp_stacks_fops);
+	debugfs_create_file_unsafe("seq", 0400, klp_debugfs_dir, NULL,
+				   &klp_seq_fops);
 
 	pr_info("live patching core ready at %s\n", KLP_SYSFS_ROOT);
 	return 0;

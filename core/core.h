@@ -40,8 +40,9 @@ static inline bool klp_is_object_loaded(struct klp_object *obj)
 }
 
 /* core.c */
+u64 klp_next_seq(void);
 bool klp_is_patch_registered(struct klp_patch *patch);
-int klp_set_patch_state(struct klp_patch *patch, int state);
+int klp_set_patch_state(struct klp_patch *patch, int state, int unregistered);
 int klp_load_object(struct klp_object *obj);
 void klp_unload_object(struct klp_object *obj);
 int klp_enable_object(struct klp_object *obj);

@@ -2,15 +2,22 @@
 /*
  * klp_trace.h - tracepoints of the klp live patching core (system "klp")
  *
- * klp_redirect fires on every redirected call and carries no strings, so a
- * BPF program can count it by id alone.  It fires only where RCU is
- * watching: a patched function that runs in the idle loop after RCU has
+ * klp_redirect fires on every redirected call.  A BPF program counts it by
+ * id alone from its first three arguments (a raw tracepoint); the record
+ * also names the function and the winning patch, so perf and bpftrace
+ * need no symbol lookup (on 6.12 /proc/kallsyms keeps the names of freed
+ * module init code, which userspace symbolizers then give to the modules
+ * loaded into that memory).  It fires only where RCU is watching: a patched function that runs in the idle loop after RCU has
  * stopped watching the CPU (or in other RCU-idle code) is still
  * redirected, but those calls are not reported, so tools do not count them.
  * A tracepoint's consumers (BPF, perf) rely on RCU; lockdep kernels warn
  * at every such call otherwise.  The other events mark every state
  * change: registration, enable/disable, func_stack push/pop, module
- * coming/going and enable failures.  Each TP_printk uses only helpers that
+ * coming/going and enable failures.  Each carries seq, the core's
+ * transition number (klp_next_seq()): 1, 2, 3... without a gap, in the
+ * order the core made the changes, so a consumer reading several CPUs'
+ * buffers puts them back in order without trusting timestamps; the last
+ * one given is in debugfs, klp/seq.  Each TP_printk uses only helpers that
  * libtraceevent knows, so perf script and klp-trace parse them.
  */
 #undef TRACE_SYSTEM
@@ -36,9 +43,9 @@ TRACE_DEFINE_ENUM(KLP_OBJ_REVERTED);
 TRACE_EVENT_CONDITION(klp_redirect,
 
 	TP_PROTO(unsigned long old_addr, unsigned long new_func,
-		 unsigned int id),
+		 unsigned int id, const char *func, const char *patch),
 
-	TP_ARGS(old_addr, new_func, id),
+	TP_ARGS(old_addr, new_func, id, func, patch),
 
 	TP_CONDITION(rcu_is_watching()),
 
@@ -46,45 +53,52 @@ TRACE_EVENT_CONDITION(klp_redirect,
 		__field(unsigned long,	old_addr)
 		__field(unsigned long,	new_func)
 		__field(unsigned int,	id)
+		__string(func,		func)
+		__string(patch,		patch)
 	),
 
 	TP_fast_assign(
 		__entry->old_addr = old_addr;
 		__entry->new_func = new_func;
 		__entry->id = id;
+		klp_assign_str(func, func);
+		klp_assign_str(patch, patch);
 	),
 
-	TP_printk("%ps -> %ps id=%u", (void *)__entry->old_addr,
-		  (void *)__entry->new_func, __entry->id)
+	TP_printk("%s -> %ps id=%u patch=%s", __get_str(func),
+		  (void *)__entry->new_func, __entry->id, __get_str(patch))
 );
 
 DECLARE_EVENT_CLASS(klp_patch_class,
 
-	TP_PROTO(const char *patch, int ret),
+	TP_PROTO(u64 seq, const char *patch, int ret),
 
-	TP_ARGS(patch, ret),
+	TP_ARGS(seq, patch, ret),
 
 	TP_STRUCT__entry(
+		__field(u64, seq)
 		__string(patch, patch)
 		__field(int, ret)
 	),
 
 	TP_fast_assign(
+		__entry->seq = seq;
 		klp_assign_str(patch, patch);
 		__entry->ret = ret;
 	),
 
-	TP_printk("patch=%s ret=%d", __get_str(patch), __entry->ret)
+	TP_printk("seq=%llu patch=%s ret=%d", __entry->seq, __get_str(patch),
+		  __entry->ret)
 );
 
 DEFINE_EVENT(klp_patch_class, klp_patch_register,
-	TP_PROTO(const char *patch, int ret), TP_ARGS(patch, ret));
+	TP_PROTO(u64 seq, const char *patch, int ret), TP_ARGS(seq, patch, ret));
 DEFINE_EVENT(klp_patch_class, klp_patch_unregister,
-	TP_PROTO(const char *patch, int ret), TP_ARGS(patch, ret));
+	TP_PROTO(u64 seq, const char *patch, int ret), TP_ARGS(seq, patch, ret));
 DEFINE_EVENT(klp_patch_class, klp_patch_enable,
-	TP_PROTO(const char *patch, int ret), TP_ARGS(patch, ret));
+	TP_PROTO(u64 seq, const char *patch, int ret), TP_ARGS(seq, patch, ret));
 DEFINE_EVENT(klp_patch_class, klp_patch_disable,
-	TP_PROTO(const char *patch, int ret), TP_ARGS(patch, ret));
+	TP_PROTO(u64 seq, const char *patch, int ret), TP_ARGS(seq, patch, ret));
 
 /*
  * A func pushed on or popped off the func_stack of old_addr.  depth is the
@@ -93,13 +107,15 @@ DEFINE_EVENT(klp_patch_class, klp_patch_disable,
  */
 DECLARE_EVENT_CLASS(klp_func_class,
 
-	TP_PROTO(const char *object, const char *func, const char *patch,
-		 unsigned long old_addr, unsigned int id, unsigned int depth,
-		 const char *winner, unsigned int winner_id),
+	TP_PROTO(u64 seq, const char *object, const char *func,
+		 const char *patch, unsigned long old_addr, unsigned int id,
+		 unsigned int depth, const char *winner, unsigned int winner_id),
 
-	TP_ARGS(object, func, patch, old_addr, id, depth, winner, winner_id),
+	TP_ARGS(seq, object, func, patch, old_addr, id, depth, winner,
+		winner_id),
 
 	TP_STRUCT__entry(
+		__field(u64, seq)
 		__string(object, object)
 		__string(func, func)
 		__string(patch, patch)
@@ -111,6 +127,7 @@ DECLARE_EVENT_CLASS(klp_func_class,
 	),
 
 	TP_fast_assign(
+		__entry->seq = seq;
 		klp_assign_str(object, object);
 		klp_assign_str(func, func);
 		klp_assign_str(patch, patch);
@@ -121,53 +138,58 @@ DECLARE_EVENT_CLASS(klp_func_class,
 		__entry->winner_id = winner_id;
 	),
 
-	TP_printk("%s:%s patch=%s id=%u depth=%u winner=%s winner_id=%u",
-		  __get_str(object), __get_str(func), __get_str(patch),
-		  __entry->id, __entry->depth, __get_str(winner),
-		  __entry->winner_id)
+	TP_printk("seq=%llu %s:%s patch=%s id=%u depth=%u winner=%s winner_id=%u",
+		  __entry->seq, __get_str(object), __get_str(func),
+		  __get_str(patch), __entry->id, __entry->depth,
+		  __get_str(winner), __entry->winner_id)
 );
 
 DEFINE_EVENT(klp_func_class, klp_func_push,
-	TP_PROTO(const char *object, const char *func, const char *patch,
-		 unsigned long old_addr, unsigned int id, unsigned int depth,
-		 const char *winner, unsigned int winner_id),
-	TP_ARGS(object, func, patch, old_addr, id, depth, winner, winner_id));
+	TP_PROTO(u64 seq, const char *object, const char *func,
+		 const char *patch, unsigned long old_addr, unsigned int id,
+		 unsigned int depth, const char *winner, unsigned int winner_id),
+	TP_ARGS(seq, object, func, patch, old_addr, id, depth, winner,
+		winner_id));
 DEFINE_EVENT(klp_func_class, klp_func_pop,
-	TP_PROTO(const char *object, const char *func, const char *patch,
-		 unsigned long old_addr, unsigned int id, unsigned int depth,
-		 const char *winner, unsigned int winner_id),
-	TP_ARGS(object, func, patch, old_addr, id, depth, winner, winner_id));
+	TP_PROTO(u64 seq, const char *object, const char *func,
+		 const char *patch, unsigned long old_addr, unsigned int id,
+		 unsigned int depth, const char *winner, unsigned int winner_id),
+	TP_ARGS(seq, object, func, patch, old_addr, id, depth, winner,
+		winner_id));
 
 TRACE_EVENT(klp_object,
 
-	TP_PROTO(const char *patch, const char *object, int action),
+	TP_PROTO(u64 seq, const char *patch, const char *object, int action),
 
-	TP_ARGS(patch, object, action),
+	TP_ARGS(seq, patch, object, action),
 
 	TP_STRUCT__entry(
+		__field(u64, seq)
 		__string(patch, patch)
 		__string(object, object)
 		__field(int, action)
 	),
 
 	TP_fast_assign(
+		__entry->seq = seq;
 		klp_assign_str(patch, patch);
 		klp_assign_str(object, object);
 		__entry->action = action;
 	),
 
-	TP_printk("patch=%s object=%s %s", __get_str(patch),
+	TP_printk("seq=%llu patch=%s object=%s %s", __entry->seq, __get_str(patch),
 		  __get_str(object), show_obj_action(__entry->action))
 );
 
 TRACE_EVENT(klp_enable_failed,
 
-	TP_PROTO(const char *patch, const char *object, const char *func,
-		 int err),
+	TP_PROTO(u64 seq, const char *patch, const char *object,
+		 const char *func, int err),
 
-	TP_ARGS(patch, object, func, err),
+	TP_ARGS(seq, patch, object, func, err),
 
 	TP_STRUCT__entry(
+		__field(u64, seq)
 		__string(patch, patch)
 		__string(object, object)
 		__string(func, func)
@@ -175,13 +197,14 @@ TRACE_EVENT(klp_enable_failed,
 	),
 
 	TP_fast_assign(
+		__entry->seq = seq;
 		klp_assign_str(patch, patch);
 		klp_assign_str(object, object);
 		klp_assign_str(func, func);
 		__entry->err = err;
 	),
 
-	TP_printk("patch=%s %s:%s err=%d", __get_str(patch),
+	TP_printk("seq=%llu patch=%s %s:%s err=%d", __entry->seq, __get_str(patch),
 		  __get_str(object), __get_str(func), __entry->err)
 );
 

@@ -95,8 +95,8 @@ static int klp_coming_object(struct klp_patch *patch, struct klp_object *obj,
 		/* klp_enable_object() traces its own failure */
 		ret = klp_enable_object(obj);
 		if (!ret)
-			trace_klp_object(klp_patch_name(patch), mod->name,
-					 KLP_OBJ_APPLIED);
+			trace_klp_object(klp_next_seq(), klp_patch_name(patch),
+					 mod->name, KLP_OBJ_APPLIED);
 	}
 	if (ret)
 		pr_warn("failed to apply patch '%s' to module '%s' (%d): refusing the module\n",
@@ -164,7 +164,8 @@ static void klp_patch_module_going(struct module *mod, struct list_head *gone)
 		       patch->state == KLP_ENABLED ? " and enabled" : "");
 		if (patch->state == KLP_ENABLED) {
 			ret = klp_disable_patch_all(patch);
-			trace_klp_patch_disable(klp_patch_name(patch), ret);
+			trace_klp_patch_disable(klp_next_seq(),
+						klp_patch_name(patch), ret);
 			WARN(ret, "klp: patch '%s' stays applied in freed code\n",
 			     klp_patch_name(patch));
 		}
@@ -190,7 +191,7 @@ static void klp_module_going(struct module *mod, struct list_head *gone)
 				if (klp_disable_object(obj))
 					pr_err("patch '%s' stays applied to going module '%s'\n",
 					       klp_patch_name(patch), mod->name);
-				trace_klp_object(klp_patch_name(patch),
+				trace_klp_object(klp_next_seq(), klp_patch_name(patch),
 						 mod->name, KLP_OBJ_REVERTED);
 			}
 			klp_unload_object(obj);
@@ -218,13 +219,15 @@ static int klp_module_notify(struct notifier_block *nb, unsigned long action,
 		ret = klp_module_coming(mod);
 	else
 		klp_module_going(mod, &gone);
+	list_for_each_entry(patch, &gone, list)
+		trace_klp_patch_unregister(klp_next_seq(),
+					   klp_patch_name(patch), 0);
 	mutex_unlock(&klp_mutex);
 
 	/* Off klp_patches: free them without the mutex, as unregister does. */
 	list_for_each_entry_safe(patch, tmp, &gone, list) {
 		list_del_init(&patch->list);
 		klp_free_patch(patch);
-		trace_klp_patch_unregister(klp_patch_name(patch), 0);
 		module_put(patch->mod);
 	}
 

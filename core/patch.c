@@ -79,7 +79,8 @@ static void notrace klp_ftrace_handler(unsigned long ip,
 
 	klp_set_ip(fregs, (unsigned long)func->new_func);
 	trace_klp_redirect(ops->old_addr, (unsigned long)func->new_func,
-			   func->id);
+			   func->id, func->old_name,
+			   klp_patch_name(func->obj->patch));
 unlock:
 	ftrace_test_recursion_unlock(bit);
 }
@@ -101,11 +102,13 @@ static void klp_trace_stack_change(struct klp_func *func, struct klp_ops *ops,
 	const char *patch = klp_patch_name(func->obj->patch);
 
 	if (push)
-		trace_klp_func_push(obj, func->old_name, patch, func->old_addr,
-				    func->id, depth, winner, winner_id);
+		trace_klp_func_push(klp_next_seq(), obj, func->old_name, patch,
+				    func->old_addr, func->id, depth, winner,
+				    winner_id);
 	else
-		trace_klp_func_pop(obj, func->old_name, patch, func->old_addr,
-				   func->id, depth, winner, winner_id);
+		trace_klp_func_pop(klp_next_seq(), obj, func->old_name, patch,
+				   func->old_addr, func->id, depth, winner,
+				   winner_id);
 }
 
 /*

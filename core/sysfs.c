@@ -38,13 +38,7 @@ static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
 	if (ret || val > KLP_ENABLED)
 		return -EINVAL;
 
-	mutex_lock(&klp_mutex);
-	if (klp_is_patch_registered(patch))
-		ret = klp_set_patch_state(patch, val);
-	else
-		ret = -ENODEV;
-	mutex_unlock(&klp_mutex);
-
+	ret = klp_set_patch_state(patch, val, -ENODEV);
 	return ret ?: count;
 }
 

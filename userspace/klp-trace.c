@@ -24,41 +24,10 @@
 #include <time.h>
 #include <unistd.h>
 
-/*
- * tracefs.h includes <event-parse.h> by its bare name, so it builds only
- * with pkg-config's -I flags, which the Makefile does not pass.  Without
- * them, these are libtracefs 1.x's declarations of what we call (checked
- * against tracefs.h 1.6 with pkg-config --cflags).
- */
-#if __has_include("tracefs.h")
 #include <tracefs.h>
-#else
-#include <traceevent/event-parse.h>
+#include <event-parse.h>
 
-struct tracefs_instance;
-int tracefs_tracing_dir_is_mounted(bool mount, const char **path);
-const char *tracefs_tracing_dir(void);
-struct tep_handle *tracefs_local_events_system(const char *tracing_dir,
-					       const char * const *sys_names);
-int tracefs_load_cmdlines(const char *tracing_dir, struct tep_handle *tep);
-struct tracefs_instance *tracefs_instance_create(const char *name);
-bool tracefs_instance_is_new(struct tracefs_instance *instance);
-int tracefs_instance_destroy(struct tracefs_instance *instance);
-void tracefs_instance_free(struct tracefs_instance *instance);
-int tracefs_instance_file_write(struct tracefs_instance *instance,
-				const char *file, const char *str);
-int tracefs_event_enable(struct tracefs_instance *instance, const char *system,
-			 const char *event);
-int tracefs_event_disable(struct tracefs_instance *instance, const char *system,
-			  const char *event);
-int tracefs_iterate_raw_events(struct tep_handle *tep,
-			       struct tracefs_instance *instance,
-			       cpu_set_t *cpus, int cpu_size,
-			       int (*callback)(struct tep_event *,
-					       struct tep_record *,
-					       int, void *),
-			       void *callback_context);
-#endif
+#include "seqorder.h"
 
 #define KLP_SYSTEM		"klp"
 #define KLP_REDIRECT		"klp_redirect"
@@ -72,6 +41,8 @@ static const char argp_program_doc[] =
 "\n"
 "One line per event: timestamp (CLOCK_MONOTONIC seconds), [CPU], task-pid,\n"
 "event name and its fields as name=value; addresses print as symbols.\n"
+"State changes print in the core's order (their seq), even when read from\n"
+"several CPUs' buffers.\n"
 "Reads a private tracefs instance, so other tracefs users are not disturbed.\n"
 "\n"
 "USAGE: klp-trace [-e EVENT]... [--no-redirect] [--json] [-c COUNT] [-t SECONDS]\n"
@@ -118,6 +89,7 @@ struct ev_info {
 	struct tep_event *event;
 	struct ev_field *fields;
 	int nr_fields;
+	struct tep_format_field *seq;	/* the core's transition number */
 	bool enabled;			/* in our instance */
 };
 
@@ -128,6 +100,7 @@ static int nr_evs;
 static bool mono_clock;			/* record timestamps are CLOCK_MONOTONIC */
 static unsigned long long deadline_ns;	/* -t, CLOCK_MONOTONIC; 0: none */
 static long printed;
+static struct seq_order order;		/* transitions in the core's order */
 static bool done;
 static bool cmdlines_reloaded;
 
@@ -465,6 +438,7 @@ static int add_event(struct tep_event *event)
 		ei->fields[i].symbols = find_symbols(event, f->name);
 	}
 	ei->nr_fields = i;
+	ei->seq = tep_find_field(event, "seq");
 	nr_evs++;
 	return 0;
 }
@@ -521,29 +495,29 @@ static struct ev_info *find_info(struct tep_event *event)
 /* --- printing ----------------------------------------------------------- */
 
 /* JSON string escapes; text mode uses them too for strings that need quotes */
-static void put_quoted(const char *s, int len)
+static void put_quoted(FILE *out, const char *s, int len)
 {
 	unsigned char c;
 	int i;
 
-	putchar('"');
+	fputc('"', out);
 	for (i = 0; i < len; i++) {
 		c = s[i];
 		if (c == '"' || c == '\\')
-			printf("\\%c", c);
+			fprintf(out, "\\%c", c);
 		else if (c == '\n')
-			fputs("\\n", stdout);
+			fputs("\\n", out);
 		else if (c == '\t')
-			fputs("\\t", stdout);
+			fputs("\\t", out);
 		else if (c < 0x20 || c == 0x7f)
-			printf("\\u%04x", c);
+			fprintf(out, "\\u%04x", c);
 		else
-			putchar(c);
+			fputc(c, out);
 	}
-	putchar('"');
+	fputc('"', out);
 }
 
-static void put_text_str(const char *s, int len)
+static void put_text_str(FILE *out, const char *s, int len)
 {
 	int i;
 
@@ -552,20 +526,20 @@ static void put_text_str(const char *s, int len)
 		    (unsigned char)s[i] == 0x7f)
 			break;
 	if (len && i == len)
-		fwrite(s, 1, len, stdout);
+		fwrite(s, 1, len, out);
 	else
-		put_quoted(s, len);
+		put_quoted(out, s, len);
 }
 
 /* Other arrays print as hex bytes, "0a1b..." */
-static void put_hex(const char *s, int len)
+static void put_hex(FILE *out, const char *s, int len)
 {
 	int i;
 
-	putchar('"');
+	fputc('"', out);
 	for (i = 0; i < len; i++)
-		printf("%02x", (unsigned char)s[i]);
-	putchar('"');
+		fprintf(out, "%02x", (unsigned char)s[i]);
+	fputc('"', out);
 }
 
 /* An array field (__data_loc or fixed); NULL if it lies outside the record. */
@@ -611,7 +585,8 @@ static const char *symbolic(struct tep_print_flag_sym *sym,
 	return NULL;
 }
 
-static void print_field(struct ev_field *ef, struct tep_record *rec)
+static void print_field(FILE *out, struct ev_field *ef,
+			struct tep_record *rec)
 {
 	struct tep_format_field *f = ef->field;
 	const struct ksym *ksym = NULL;
@@ -621,26 +596,26 @@ static void print_field(struct ev_field *ef, struct tep_record *rec)
 	int len;
 
 	if (env.json)
-		printf(",\"%s\":", f->name);
+		fprintf(out, ",\"%s\":", f->name);
 	else
-		printf(" %s=", f->name);
+		fprintf(out, " %s=", f->name);
 
 	if (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) {
 		s = field_data(f, rec, &len);
 		if (!s)
-			fputs(env.json ? "null" : "?", stdout);
+			fputs(env.json ? "null" : "?", out);
 		else if (!(f->flags & TEP_FIELD_IS_STRING))
-			put_hex(s, len);
+			put_hex(out, s, len);
 		else if (env.json)
-			put_quoted(s, strnlen(s, len));
+			put_quoted(out, s, strnlen(s, len));
 		else
-			put_text_str(s, strnlen(s, len));
+			put_text_str(out, s, strnlen(s, len));
 		return;
 	}
 
 	if (f->offset + f->size > rec->size ||
 	    tep_read_number_field(f, rec->data, &val)) {
-		fputs(env.json ? "null" : "?", stdout);
+		fputs(env.json ? "null" : "?", out);
 		return;
 	}
 
@@ -656,26 +631,26 @@ static void print_field(struct ev_field *ef, struct tep_record *rec)
 
 	if (env.json) {
 		if (is_addr)
-			printf("\"0x%llx\"", val);
+			fprintf(out, "\"0x%llx\"", val);
 		else
-			printf(is_signed ? "%lld" : "%llu", val);
+			fprintf(out, is_signed ? "%lld" : "%llu", val);
 		if (ksym && ksym->addr == val)
-			printf(",\"%s_sym\":\"%s\"", f->name, ksym->name);
+			fprintf(out, ",\"%s_sym\":\"%s\"", f->name, ksym->name);
 		else if (ksym)
-			printf(",\"%s_sym\":\"%s+0x%llx\"", f->name, ksym->name,
+			fprintf(out, ",\"%s_sym\":\"%s+0x%llx\"", f->name, ksym->name,
 			       val - ksym->addr);
 		else if (sym)
-			printf(",\"%s_sym\":\"%s\"", f->name, sym);
+			fprintf(out, ",\"%s_sym\":\"%s\"", f->name, sym);
 	} else if (ksym && ksym->addr == val) {
-		fputs(ksym->name, stdout);
+		fputs(ksym->name, out);
 	} else if (ksym) {
-		printf("%s+0x%llx", ksym->name, val - ksym->addr);
+		fprintf(out, "%s+0x%llx", ksym->name, val - ksym->addr);
 	} else if (is_addr) {
-		printf("0x%llx", val);
+		fprintf(out, "0x%llx", val);
 	} else if (sym) {
-		fputs(sym, stdout);
+		fputs(sym, out);
 	} else {
-		printf(is_signed ? "%lld" : "%llu", val);
+		fprintf(out, is_signed ? "%lld" : "%llu", val);
 	}
 }
 
@@ -721,11 +696,30 @@ static bool past_end(unsigned long long ts)
 	return end && ts > end;
 }
 
+/* One record printed, in the core's order: count it against -c. */
+static int emit_record(const char *text, size_t len, void *ctx)
+{
+	(void)ctx;
+	if (done)
+		return 1;
+	fwrite(text, 1, len, stdout);
+	if (env.count && ++printed >= env.count) {
+		done = true;
+		return 1;
+	}
+	return 0;
+}
+
 static int handle_record(struct tep_event *event, struct tep_record *rec,
 			 int cpu, void *ctx)
 {
 	struct ev_info *ei = find_info(event);
+	unsigned long long seq = 0;
+	bool has_seq;
 	const char *comm;
+	size_t len;
+	char *text;
+	FILE *out;
 	int i, pid;
 
 	(void)ctx;
@@ -736,29 +730,47 @@ static int handle_record(struct tep_event *event, struct tep_record *rec,
 	if (!ei)
 		return 0;
 
-	if (rec->missed_events > 0)
-		fprintf(stderr, "klp-trace: CPU %d: %lld events lost\n", cpu,
-			rec->missed_events);
-	else if (rec->missed_events < 0)
-		fprintf(stderr, "klp-trace: CPU %d: events lost\n", cpu);
+	if (rec->missed_events) {
+		if (rec->missed_events > 0)
+			fprintf(stderr, "klp-trace: CPU %d: %lld events lost\n",
+				cpu, rec->missed_events);
+		else
+			fprintf(stderr, "klp-trace: CPU %d: events lost\n", cpu);
+		/* the numbers the lost ones carried will never come */
+		if (seq_order_flush(&order))
+			return 1;
+	}
 
+	out = open_memstream(&text, &len);
+	if (!out) {
+		fprintf(stderr, "klp-trace: out of memory\n");
+		done = true;
+		return 1;
+	}
 	pid = tep_data_pid(tep, rec);
 	comm = task_comm(pid);
 	if (env.json) {
-		printf("{\"ts\":%llu.%09llu,\"cpu\":%d,\"pid\":%d,\"comm\":",
-		       rec->ts / NSEC_PER_SEC, rec->ts % NSEC_PER_SEC, cpu, pid);
-		put_quoted(comm, strlen(comm));
-		printf(",\"event\":\"%s\"", event->name);
+		fprintf(out, "{\"ts\":%llu.%09llu,\"cpu\":%d,\"pid\":%d,\"comm\":",
+			rec->ts / NSEC_PER_SEC, rec->ts % NSEC_PER_SEC, cpu, pid);
+		put_quoted(out, comm, strlen(comm));
+		fprintf(out, ",\"event\":\"%s\"", event->name);
 	} else {
-		printf("%llu.%06llu [%03d] %s-%d %s:", rec->ts / NSEC_PER_SEC,
-		       rec->ts % NSEC_PER_SEC / 1000, cpu, comm, pid,
-		       event->name);
+		fprintf(out, "%llu.%06llu [%03d] %s-%d %s:",
+			rec->ts / NSEC_PER_SEC, rec->ts % NSEC_PER_SEC / 1000,
+			cpu, comm, pid, event->name);
 	}
 	for (i = 0; i < ei->nr_fields; i++)
-		print_field(&ei->fields[i], rec);
-	puts(env.json ? "}" : "");
+		print_field(out, &ei->fields[i], rec);
+	fputs(env.json ? "}\n" : "\n", out);
+	if (fclose(out)) {
+		free(text);
+		fprintf(stderr, "klp-trace: out of memory\n");
+		done = true;
+		return 1;
+	}
 
-	if (env.count && ++printed >= env.count) {
+	has_seq = ei->seq && !tep_read_number_field(ei->seq, rec->data, &seq);
+	if (seq_order_put(&order, has_seq, seq, text, len)) {
 		done = true;
 		return 1;
 	}
@@ -860,6 +872,29 @@ static void cleanup(void)
 		tep_free(tep);
 	tep = NULL;
 	ksyms_free();
+	seq_order_free(&order);
+}
+
+/*
+ * With every transition event traced, print them in the core's order:
+ * those numbered after the core's last seq now are all still to come.
+ */
+static int setup_order(void)
+{
+	unsigned long long last = 0;
+	bool on = !env.nr_events;
+	int err;
+
+	if (on) {
+		err = seq_order_read_last(&last);
+		if (err) {
+			fprintf(stderr, "klp-trace: cannot read debugfs klp/seq (%s): events print in timestamp order\n",
+				strerror(-err));
+			on = false;
+		}
+	}
+	seq_order_init(&order, on, last, emit_record, NULL);
+	return 0;
 }
 
 static void wait_next(void)
@@ -926,7 +961,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	err = 1;
-	if (select_events() || setup_instance())
+	if (select_events() || setup_instance() || setup_order())
 		goto out;
 
 	if (env.duration)
@@ -946,6 +981,9 @@ int main(int argc, char **argv)
 			err = 1;
 			break;
 		}
+		/* the end: nothing held can be completed any more */
+		if (last && !done)
+			seq_order_flush(&order);
 		if (flush_output()) {
 			err = 1;
 			break;

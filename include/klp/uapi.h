@@ -42,11 +42,14 @@ struct klp_redirect_ctx {
 	__u64 old_addr;
 	__u64 new_func;
 	__u32 id;
+	__u32 func;		/* __data_loc char[]: the patched function */
+	__u32 patch;		/* __data_loc char[]: the winning patch */
 };
 
 /* klp:klp_patch_{register,unregister,enable,disable} */
 struct klp_patch_ctx {
 	struct klp_trace_common common;
+	__u64 seq;		/* the core's transition number */
 	__u32 patch;		/* __data_loc char[] */
 	__s32 ret;
 };
@@ -54,6 +57,7 @@ struct klp_patch_ctx {
 /* klp:klp_func_{push,pop} */
 struct klp_func_ctx {
 	struct klp_trace_common common;
+	__u64 seq;
 	__u32 object;		/* __data_loc char[] */
 	__u32 func;		/* __data_loc char[] */
 	__u32 patch;		/* __data_loc char[] */
@@ -67,6 +71,7 @@ struct klp_func_ctx {
 /* klp:klp_object */
 struct klp_object_ctx {
 	struct klp_trace_common common;
+	__u64 seq;
 	__u32 patch;		/* __data_loc char[] */
 	__u32 object;		/* __data_loc char[] */
 	__s32 action;		/* enum klp_obj_action */
@@ -75,6 +80,7 @@ struct klp_object_ctx {
 /* klp:klp_enable_failed */
 struct klp_enable_failed_ctx {
 	struct klp_trace_common common;
+	__u64 seq;
 	__u32 patch;		/* __data_loc char[] */
 	__u32 object;		/* __data_loc char[] */
 	__u32 func;		/* __data_loc char[] */
@@ -111,6 +117,7 @@ enum klp_event_type {
 
 struct klp_transition_event {
 	__u64 ts_ns;		/* bpf_ktime_get_ns() */
+	__u64 seq;		/* the core's transition number (1, 2, ...) */
 	__u32 type;		/* enum klp_event_type */
 	__s32 ret;		/* result or error code; action for KLP_EV_OBJECT */
 	__u64 old_addr;

@@ -46,7 +46,7 @@ else
 	check "the log says ftrace is off, naming the function" eval \
 		"since $l0 | grep -qF \"function 'cmdline_proc_show' cannot be patched: ftrace is disabled (sysctl kernel.ftrace_enabled = 0)\""
 	check "klp_enable_failed says so (err=-16)" \
-		grep -q 'klp_enable_failed: patch=livepatch_sample vmlinux:cmdline_proc_show err=-16' $TRACEFS/trace
+		grep -q 'klp_enable_failed: seq=[0-9]* patch=livepatch_sample vmlinux:cmdline_proc_show err=-16' $TRACEFS/trace
 	echo 0 > $TRACEFS/events/klp/klp_enable_failed/enable
 	assert_eq "nothing applied: enabled 0, patched 0, original runs" "0 0 $cmdline" \
 		"$(patch_enabled livepatch_sample) $(func_attr livepatch_sample vmlinux cmdline_proc_show patched) $(cat /proc/cmdline)"

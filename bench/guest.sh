@@ -383,12 +383,18 @@ KP_INST=$TR/instances/klp-bench
 # ftrace itself is notrace, so kprobe events cannot sit on
 # register_ftrace_function(); one module_alloc() (the ops' trampoline) per
 # function enabled and one synchronize_rcu_tasks_rude() per function
-# disabled mark the functions instead.
+# disabled mark the functions instead.  Since 6.10 the trampoline comes
+# from execmem_alloc() and goes back with execmem_free().
+if grep -q ' module_alloc$' /proc/kallsyms; then
+	KP_ALLOC=module_alloc KP_FREE=module_memfree
+else
+	KP_ALLOC=execmem_alloc KP_FREE=execmem_free
+fi
 kp_setup() {
-	echo 'p:klpbench/ma module_alloc' >> $TR/kprobe_events &&
-	echo 'r:klpbench/ma_ret module_alloc' >> $TR/kprobe_events &&
-	echo 'p:klpbench/mf module_memfree' >> $TR/kprobe_events &&
-	echo 'r:klpbench/mf_ret module_memfree' >> $TR/kprobe_events &&
+	echo "p:klpbench/ma $KP_ALLOC" >> $TR/kprobe_events &&
+	echo "r:klpbench/ma_ret $KP_ALLOC" >> $TR/kprobe_events &&
+	echo "p:klpbench/mf $KP_FREE" >> $TR/kprobe_events &&
+	echo "r:klpbench/mf_ret $KP_FREE" >> $TR/kprobe_events &&
 	echo 'p:klpbench/rt synchronize_rcu_tasks' >> $TR/kprobe_events &&
 	echo 'r:klpbench/rt_ret synchronize_rcu_tasks' >> $TR/kprobe_events &&
 	echo 'p:klpbench/rr synchronize_rcu_tasks_rude' >> $TR/kprobe_events &&

@@ -233,11 +233,11 @@ END {
 	if (has("scale", "enable_per_func_median_ms", "ours_" ns[nn]) || has("scale", "disable_per_func_median_ms", "ours_" ns[nn])) {
 		print ""
 		print "Inside one operation, from kprobe events (ftrace is notrace, so each function is marked by the"
-		print "module_alloc() of its ftrace_ops trampoline when enabled, by the synchronize_rcu_tasks_rude() of"
+		print "module_alloc() (execmem_alloc() since 6.10) of its ftrace_ops trampoline when enabled, by the synchronize_rcu_tasks_rude() of"
 		print "its ftrace_shutdown() when disabled): the interval between consecutive functions, median and"
 		print "[lowest-highest] over the patch, and the median over its first and last 10% (a cost growing with"
 		print "the number already done shows as last > first); the time spent in synchronize_rcu_tasks() +"
-		print "synchronize_rcu_tasks_rude(), and in module_alloc() (enable) or module_memfree() (disable), with"
+		print "synchronize_rcu_tasks_rude(), and in module_alloc() (enable) or module_memfree() (disable; execmem_* since 6.10), with"
 		print "their share of the operation."
 		print ""
 		print "| N | core | op | per function [min-max] | first 10% | last 10% | RCU-tasks waits (share) | module_alloc / _memfree (share) |"

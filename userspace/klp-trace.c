@@ -27,6 +27,7 @@
 #include <tracefs.h>
 #include <event-parse.h>
 
+#include "json.h"
 #include "seqorder.h"
 
 #define KLP_SYSTEM		"klp"
@@ -494,29 +495,6 @@ static struct ev_info *find_info(struct tep_event *event)
 
 /* --- printing ----------------------------------------------------------- */
 
-/* JSON string escapes; text mode uses them too for strings that need quotes */
-static void put_quoted(FILE *out, const char *s, int len)
-{
-	unsigned char c;
-	int i;
-
-	fputc('"', out);
-	for (i = 0; i < len; i++) {
-		c = s[i];
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", out);
-		else if (c == '\t')
-			fputs("\\t", out);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
-}
-
 static void put_text_str(FILE *out, const char *s, int len)
 {
 	int i;
@@ -528,7 +506,7 @@ static void put_text_str(FILE *out, const char *s, int len)
 	if (len && i == len)
 		fwrite(s, 1, len, out);
 	else
-		put_quoted(out, s, len);
+		json_put_str(out, s, len);
 }
 
 /* Other arrays print as hex bytes, "0a1b..." */
@@ -607,7 +585,7 @@ static void print_field(FILE *out, struct ev_field *ef,
 		else if (!(f->flags & TEP_FIELD_IS_STRING))
 			put_hex(out, s, len);
 		else if (env.json)
-			put_quoted(out, s, strnlen(s, len));
+			json_put_str(out, s, strnlen(s, len));
 		else
 			put_text_str(out, s, strnlen(s, len));
 		return;
@@ -752,7 +730,7 @@ static int handle_record(struct tep_event *event, struct tep_record *rec,
 	if (env.json) {
 		fprintf(out, "{\"ts\":%llu.%09llu,\"cpu\":%d,\"pid\":%d,\"comm\":",
 			rec->ts / NSEC_PER_SEC, rec->ts % NSEC_PER_SEC, cpu, pid);
-		put_quoted(out, comm, strlen(comm));
+		json_put_str(out, comm, strlen(comm));
 		fprintf(out, ",\"event\":\"%s\"", event->name);
 	} else {
 		fprintf(out, "%llu.%06llu [%03d] %s-%d %s:",

@@ -26,6 +26,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <klp/uapi.h>
+#include "json.h"
 #include "klptop.h"
 #include "klptop.skel.h"
 #include "snapshot.h"
@@ -1216,20 +1217,10 @@ static void print_screen(const struct kt_totals *tot)
 	fflush(stdout);
 }
 
+/* A JSON string on stdout, escaped as klp-trace escapes it */
 static void json_str(const char *s)
 {
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
+	json_put_str(stdout, s, strlen(s));
 }
 
 static const char *event_name(unsigned int type)

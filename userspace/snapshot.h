@@ -51,16 +51,4 @@ void klp_snapshot_free(struct klp_snapshot *snap);
 /* 0 when every func_stack in snap is consistent, else -EAGAIN. */
 int klp_snapshot_check(const struct klp_snapshot *snap);
 
-/* The patch record named name, or NULL. */
-const struct klp_snap_patch *klp_snapshot_patch(const struct klp_snapshot *snap,
-						const char *name);
-
-/*
- * The func_stack of object:func, winner first: stores up to max pointers
- * into snap and returns the stack's depth (which may exceed max).
- */
-size_t klp_snapshot_stack(const struct klp_snapshot *snap, const char *object,
-			  const char *func, const struct klp_snap_func **stack,
-			  size_t max);
-
 #endif /* _KLP_SNAPSHOT_H */

@@ -376,33 +376,3 @@ void klp_snapshot_free(struct klp_snapshot *snap)
 	free(snap->patches);
 	memset(snap, 0, sizeof(*snap));
 }
-
-const struct klp_snap_patch *klp_snapshot_patch(const struct klp_snapshot *snap,
-						const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < snap->nr_patches; i++)
-		if (!strcmp(snap->patches[i].name, name))
-			return &snap->patches[i];
-	return NULL;
-}
-
-size_t klp_snapshot_stack(const struct klp_snapshot *snap, const char *object,
-			  const char *func, const struct klp_snap_func **stack,
-			  size_t max)
-{
-	size_t i, depth = 0;
-
-	for (i = 0; i < snap->nr_funcs; i++) {
-		const struct klp_snap_func *f = &snap->funcs[i];
-
-		if (!f->patched || strcmp(f->object, object) ||
-		    strcmp(f->func, func))
-			continue;
-		if (depth < max)
-			stack[depth] = f;
-		depth++;
-	}
-	return depth;
-}

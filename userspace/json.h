@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * json.h - the one JSON string writer of klptop and klp-trace
+ */
+#ifndef _KLP_JSON_H
+#define _KLP_JSON_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+void json_put_str(FILE *out, const char *s, size_t len);
+
+#endif /* _KLP_JSON_H */

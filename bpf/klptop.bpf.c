@@ -111,7 +111,7 @@ reserve_event(__u32 type, __u64 seq)
 	e->id = 0;
 	e->depth = 0;
 	e->winner_id = 0;
-	e->pad = 0;
+	e->cause = 0;
 	e->patch[0] = '\0';
 	e->object[0] = '\0';
 	e->winner[0] = '\0';
@@ -165,6 +165,7 @@ static __always_inline int handle_func(struct klp_func_ctx *ctx, __u32 type)
 	e->id = ctx->id;
 	e->depth = ctx->depth;
 	e->winner_id = ctx->winner_id;
+	e->cause = ctx->cause;
 	copy_loc_str(e->object, sizeof(e->object), ctx, ctx->object);
 	copy_loc_str(e->func, sizeof(e->func), ctx, ctx->func);
 	copy_loc_str(e->patch, sizeof(e->patch), ctx, ctx->patch);
@@ -193,6 +194,7 @@ int klptop_object(struct klp_object_ctx *ctx)
 	if (!e)
 		return KLP_TP_PASS;
 	e->ret = ctx->action;
+	e->cause = ctx->cause;
 	copy_loc_str(e->patch, sizeof(e->patch), ctx, ctx->patch);
 	copy_loc_str(e->object, sizeof(e->object), ctx, ctx->object);
 	bpf_ringbuf_submit(e, 0);

@@ -94,13 +94,14 @@ void klp_trace_failure(struct klp_object *obj, struct klp_func *func,
 /**
  * klp_disable_object() - pop an object's enabled funcs, last enabled first
  * @obj:	the object
+ * @cause:	why, for the klp:klp_func_pop events
  *
  * A func whose ftrace handler cannot be unregistered stays enabled (and
  * so does the object); the others are popped all the same.
  *
  * Return: 0, or the first error
  */
-int klp_disable_object(struct klp_object *obj)
+int klp_disable_object(struct klp_object *obj, enum klp_cause cause)
 {
 	struct klp_func *func, *first = obj->funcs;
 	bool left = false;
@@ -113,7 +114,7 @@ int klp_disable_object(struct klp_object *obj)
 	while (func-- != first) {
 		if (func->state != KLP_ENABLED)
 			continue;
-		err = klp_unpatch_func(func);
+		err = klp_unpatch_func(func, cause);
 		if (err) {
 			left = true;
 			ret = ret ?: err;
@@ -127,11 +128,12 @@ int klp_disable_object(struct klp_object *obj)
 /**
  * klp_enable_object() - push an object's funcs on their func_stacks
  * @obj:	a loaded, resolved, disabled object
+ * @cause:	why, for the klp:klp_func_push events
  *
  * Return: 0 on success; otherwise error, with every func pushed so far
  * popped again
  */
-int klp_enable_object(struct klp_object *obj)
+int klp_enable_object(struct klp_object *obj, enum klp_cause cause)
 {
 	struct klp_func *func;
 	int ret;
@@ -145,13 +147,13 @@ int klp_enable_object(struct klp_object *obj)
 		return -EINVAL;
 
 	klp_for_each_func(obj, func) {
-		ret = klp_fault("enable_func") ?: klp_patch_func(func);
+		ret = klp_fault("enable_func") ?: klp_patch_func(func, cause);
 		if (ret) {
 			pr_err("failed to patch function '%s' of object '%s' for patch '%s' (%d)\n",
 			       func->old_name, klp_obj_name(obj),
 			       klp_patch_name(obj->patch), ret);
 			klp_trace_failure(obj, func, ret);
-			klp_disable_object(obj);
+			klp_disable_object(obj, KLP_CAUSE_ROLLBACK);
 			return ret;
 		}
 		klp_taint();
@@ -163,12 +165,13 @@ int klp_enable_object(struct klp_object *obj)
 /**
  * klp_disable_patch_all() - disable every enabled object of a patch
  * @patch:	the patch
+ * @cause:	why, for the klp:klp_func_pop events
  *
  * The patch stays enabled only if a func could not be popped.
  *
  * Return: 0, or the first error
  */
-int klp_disable_patch_all(struct klp_patch *patch)
+int klp_disable_patch_all(struct klp_patch *patch, enum klp_cause cause)
 {
 	struct klp_object *obj;
 	bool left = false;
@@ -181,7 +184,7 @@ int klp_disable_patch_all(struct klp_patch *patch)
 	klp_for_each_object(patch, obj) {
 		if (obj->state != KLP_ENABLED)
 			continue;
-		err = klp_disable_object(obj);
+		err = klp_disable_object(obj, cause);
 		if (err) {
 			left = true;
 			ret = ret ?: err;
@@ -211,11 +214,12 @@ static int __klp_enable_patch(struct klp_patch *patch)
 
 		if (!klp_is_object_loaded(obj)) {
 			trace_klp_object(klp_next_seq(), klp_patch_name(patch),
-					 obj->name, KLP_OBJ_DEFERRED);
+					 obj->name, KLP_OBJ_DEFERRED,
+					 KLP_CAUSE_ENABLE);
 			continue;
 		}
 
-		ret = klp_enable_object(obj);
+		ret = klp_enable_object(obj, KLP_CAUSE_ENABLE);
 		if (ret)
 			goto rollback;
 	}
@@ -225,7 +229,7 @@ static int __klp_enable_patch(struct klp_patch *patch)
 
 rollback:
 	/* Every object enabled so far goes back: nothing stays half-applied. */
-	klp_disable_patch_all(patch);
+	klp_disable_patch_all(patch, KLP_CAUSE_ROLLBACK);
 	return ret;
 }
 
@@ -240,7 +244,7 @@ static int klp_set_patch_state_locked(struct klp_patch *patch, int state)
 	else if (state == KLP_ENABLED)
 		ret = __klp_enable_patch(patch);
 	else
-		ret = klp_disable_patch_all(patch);
+		ret = klp_disable_patch_all(patch, KLP_CAUSE_DISABLE);
 
 	if (state == KLP_ENABLED)
 		trace_klp_patch_enable(klp_next_seq(), klp_patch_name(patch),

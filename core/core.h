@@ -4,6 +4,7 @@
 
 #include <linux/mutex.h>
 #include <klp/livepatch.h>
+#include <klp/uapi.h>
 
 /*
  * klp_mutex protects klp_patches and every state transition of anything
@@ -45,9 +46,9 @@ bool klp_is_patch_registered(struct klp_patch *patch);
 int klp_set_patch_state(struct klp_patch *patch, int state, int unregistered);
 int klp_load_object(struct klp_object *obj);
 void klp_unload_object(struct klp_object *obj);
-int klp_enable_object(struct klp_object *obj);
-int klp_disable_object(struct klp_object *obj);
-int klp_disable_patch_all(struct klp_patch *patch);
+int klp_enable_object(struct klp_object *obj, enum klp_cause cause);
+int klp_disable_object(struct klp_object *obj, enum klp_cause cause);
+int klp_disable_patch_all(struct klp_patch *patch, enum klp_cause cause);
 void klp_free_patch(struct klp_patch *patch);
 void klp_trace_failure(struct klp_object *obj, struct klp_func *func,
 		       int err);

@@ -34,6 +34,20 @@ TRACE_DEFINE_ENUM(KLP_OBJ_DEFERRED);
 TRACE_DEFINE_ENUM(KLP_OBJ_APPLIED);
 TRACE_DEFINE_ENUM(KLP_OBJ_REVERTED);
 
+TRACE_DEFINE_ENUM(KLP_CAUSE_ENABLE);
+TRACE_DEFINE_ENUM(KLP_CAUSE_DISABLE);
+TRACE_DEFINE_ENUM(KLP_CAUSE_MODULE_COMING);
+TRACE_DEFINE_ENUM(KLP_CAUSE_MODULE_GOING);
+TRACE_DEFINE_ENUM(KLP_CAUSE_ROLLBACK);
+
+#define show_cause(c)						\
+	__print_symbolic(c,					\
+			 { KLP_CAUSE_ENABLE, "enable" },		\
+			 { KLP_CAUSE_DISABLE, "disable" },		\
+			 { KLP_CAUSE_MODULE_COMING, "module_coming" },	\
+			 { KLP_CAUSE_MODULE_GOING, "module_going" },	\
+			 { KLP_CAUSE_ROLLBACK, "rollback" })
+
 #define show_obj_action(a)					\
 	__print_symbolic(a,					\
 			 { KLP_OBJ_DEFERRED, "deferred" },	\
@@ -103,16 +117,18 @@ DEFINE_EVENT(klp_patch_class, klp_patch_disable,
 /*
  * A func pushed on or popped off the func_stack of old_addr.  depth is the
  * stack's new depth; winner the patch whose func now runs ("" for none:
- * the original function runs again) and winner_id that func's id (0).
+ * the original function runs again) and winner_id that func's id (0);
+ * cause what made the core do it (enum klp_cause).
  */
 DECLARE_EVENT_CLASS(klp_func_class,
 
 	TP_PROTO(u64 seq, const char *object, const char *func,
 		 const char *patch, unsigned long old_addr, unsigned int id,
-		 unsigned int depth, const char *winner, unsigned int winner_id),
+		 unsigned int depth, const char *winner, unsigned int winner_id,
+		 int cause),
 
 	TP_ARGS(seq, object, func, patch, old_addr, id, depth, winner,
-		winner_id),
+		winner_id, cause),
 
 	TP_STRUCT__entry(
 		__field(u64, seq)
@@ -124,6 +140,7 @@ DECLARE_EVENT_CLASS(klp_func_class,
 		__field(unsigned int, id)
 		__field(unsigned int, depth)
 		__field(unsigned int, winner_id)
+		__field(int, cause)
 	),
 
 	TP_fast_assign(
@@ -136,38 +153,44 @@ DECLARE_EVENT_CLASS(klp_func_class,
 		__entry->id = id;
 		__entry->depth = depth;
 		__entry->winner_id = winner_id;
+		__entry->cause = cause;
 	),
 
-	TP_printk("seq=%llu %s:%s patch=%s id=%u depth=%u winner=%s winner_id=%u",
+	TP_printk("seq=%llu %s:%s patch=%s id=%u depth=%u winner=%s winner_id=%u cause=%s",
 		  __entry->seq, __get_str(object), __get_str(func),
 		  __get_str(patch), __entry->id, __entry->depth,
-		  __get_str(winner), __entry->winner_id)
+		  __get_str(winner), __entry->winner_id,
+		  show_cause(__entry->cause))
 );
 
 DEFINE_EVENT(klp_func_class, klp_func_push,
 	TP_PROTO(u64 seq, const char *object, const char *func,
 		 const char *patch, unsigned long old_addr, unsigned int id,
-		 unsigned int depth, const char *winner, unsigned int winner_id),
+		 unsigned int depth, const char *winner, unsigned int winner_id,
+		 int cause),
 	TP_ARGS(seq, object, func, patch, old_addr, id, depth, winner,
-		winner_id));
+		winner_id, cause));
 DEFINE_EVENT(klp_func_class, klp_func_pop,
 	TP_PROTO(u64 seq, const char *object, const char *func,
 		 const char *patch, unsigned long old_addr, unsigned int id,
-		 unsigned int depth, const char *winner, unsigned int winner_id),
+		 unsigned int depth, const char *winner, unsigned int winner_id,
+		 int cause),
 	TP_ARGS(seq, object, func, patch, old_addr, id, depth, winner,
-		winner_id));
+		winner_id, cause));
 
 TRACE_EVENT(klp_object,
 
-	TP_PROTO(u64 seq, const char *patch, const char *object, int action),
+	TP_PROTO(u64 seq, const char *patch, const char *object, int action,
+		 int cause),
 
-	TP_ARGS(seq, patch, object, action),
+	TP_ARGS(seq, patch, object, action, cause),
 
 	TP_STRUCT__entry(
 		__field(u64, seq)
 		__string(patch, patch)
 		__string(object, object)
 		__field(int, action)
+		__field(int, cause)
 	),
 
 	TP_fast_assign(
@@ -175,10 +198,12 @@ TRACE_EVENT(klp_object,
 		klp_assign_str(patch, patch);
 		klp_assign_str(object, object);
 		__entry->action = action;
+		__entry->cause = cause;
 	),
 
-	TP_printk("seq=%llu patch=%s object=%s %s", __entry->seq, __get_str(patch),
-		  __get_str(object), show_obj_action(__entry->action))
+	TP_printk("seq=%llu patch=%s object=%s %s cause=%s", __entry->seq,
+		  __get_str(patch), __get_str(object),
+		  show_obj_action(__entry->action), show_cause(__entry->cause))
 );
 
 TRACE_EVENT(klp_enable_failed,

@@ -93,10 +93,11 @@ static int klp_coming_object(struct klp_patch *patch, struct klp_object *obj,
 		pr_notice("applying patch '%s' to loading module '%s'\n",
 			  klp_patch_name(patch), mod->name);
 		/* klp_enable_object() traces its own failure */
-		ret = klp_enable_object(obj);
+		ret = klp_enable_object(obj, KLP_CAUSE_MODULE_COMING);
 		if (!ret)
 			trace_klp_object(klp_next_seq(), klp_patch_name(patch),
-					 mod->name, KLP_OBJ_APPLIED);
+					 mod->name, KLP_OBJ_APPLIED,
+					 KLP_CAUSE_MODULE_COMING);
 	}
 	if (ret)
 		pr_warn("failed to apply patch '%s' to module '%s' (%d): refusing the module\n",
@@ -142,7 +143,7 @@ rollback:
 			if (!klp_is_module(obj) || obj->mod != mod)
 				continue;
 			if (obj->state == KLP_ENABLED)
-				klp_disable_object(obj);
+				klp_disable_object(obj, KLP_CAUSE_ROLLBACK);
 			klp_unload_object(obj);
 		}
 	}
@@ -163,7 +164,7 @@ static void klp_patch_module_going(struct module *mod, struct list_head *gone)
 		       mod->name,
 		       patch->state == KLP_ENABLED ? " and enabled" : "");
 		if (patch->state == KLP_ENABLED) {
-			ret = klp_disable_patch_all(patch);
+			ret = klp_disable_patch_all(patch, KLP_CAUSE_MODULE_GOING);
 			trace_klp_patch_disable(klp_next_seq(),
 						klp_patch_name(patch), ret);
 			WARN(ret, "klp: patch '%s' stays applied in freed code\n",
@@ -188,11 +189,12 @@ static void klp_module_going(struct module *mod, struct list_head *gone)
 			if (obj->state == KLP_ENABLED) {
 				pr_notice("reverting patch '%s' on unloading module '%s'\n",
 					  klp_patch_name(patch), mod->name);
-				if (klp_disable_object(obj))
+				if (klp_disable_object(obj, KLP_CAUSE_MODULE_GOING))
 					pr_err("patch '%s' stays applied to going module '%s'\n",
 					       klp_patch_name(patch), mod->name);
 				trace_klp_object(klp_next_seq(), klp_patch_name(patch),
-						 mod->name, KLP_OBJ_REVERTED);
+						 mod->name, KLP_OBJ_REVERTED,
+						 KLP_CAUSE_MODULE_GOING);
 			}
 			klp_unload_object(obj);
 			break;

@@ -92,7 +92,7 @@ static struct klp_func *klp_stack_top(struct klp_ops *ops)
 }
 
 static void klp_trace_stack_change(struct klp_func *func, struct klp_ops *ops,
-				   bool push)
+				   bool push, enum klp_cause cause)
 {
 	struct klp_func *top = ops ? klp_stack_top(ops) : NULL;
 	const char *winner = top ? klp_patch_name(top->obj->patch) : "";
@@ -104,11 +104,11 @@ static void klp_trace_stack_change(struct klp_func *func, struct klp_ops *ops,
 	if (push)
 		trace_klp_func_push(klp_next_seq(), obj, func->old_name, patch,
 				    func->old_addr, func->id, depth, winner,
-				    winner_id);
+				    winner_id, cause);
 	else
 		trace_klp_func_pop(klp_next_seq(), obj, func->old_name, patch,
 				   func->old_addr, func->id, depth, winner,
-				   winner_id);
+				   winner_id, cause);
 }
 
 /*
@@ -124,6 +124,7 @@ static void klp_free_ops(struct klp_ops *ops)
 /**
  * klp_unpatch_func() - pop a func off its function's func_stack
  * @func:	an enabled func
+ * @cause:	why, for klp:klp_func_pop
  *
  * The func below takes over at once; with the last func gone the
  * ftrace_ops is unregistered (which waits until no CPU is in the handler)
@@ -132,7 +133,7 @@ static void klp_free_ops(struct klp_ops *ops)
  *
  * Return: 0, or ftrace's error with func still enabled.
  */
-int klp_unpatch_func(struct klp_func *func)
+int klp_unpatch_func(struct klp_func *func, enum klp_cause cause)
 {
 	struct klp_ops *ops;
 	int ret;
@@ -165,7 +166,7 @@ int klp_unpatch_func(struct klp_func *func)
 	}
 
 	func->state = KLP_DISABLED;
-	klp_trace_stack_change(func, ops, false);
+	klp_trace_stack_change(func, ops, false, cause);
 	return 0;
 }
 
@@ -223,13 +224,14 @@ static int klp_register_ops(struct klp_ops *ops, struct klp_func *func)
 /**
  * klp_patch_func() - push func on its function's func_stack
  * @func:	a disabled func whose old_addr is resolved
+ * @cause:	why, for klp:klp_func_push
  *
  * func wins from now on.  The first func of a function registers the
  * function's ftrace_ops.
  *
  * Return: 0 on success, otherwise error (func stays disabled)
  */
-int klp_patch_func(struct klp_func *func)
+int klp_patch_func(struct klp_func *func, enum klp_cause cause)
 {
 	struct klp_ops *ops;
 	int ret;
@@ -279,7 +281,7 @@ int klp_patch_func(struct klp_func *func)
 	}
 
 	func->state = KLP_ENABLED;
-	klp_trace_stack_change(func, ops, true);
+	klp_trace_stack_change(func, ops, true, cause);
 	return 0;
 }
 

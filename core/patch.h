@@ -3,9 +3,10 @@
 #define _KLP_PATCH_H
 
 #include <klp/livepatch.h>
+#include <klp/uapi.h>
 
-int klp_patch_func(struct klp_func *func);
-int klp_unpatch_func(struct klp_func *func);
+int klp_patch_func(struct klp_func *func, enum klp_cause cause);
+int klp_unpatch_func(struct klp_func *func, enum klp_cause cause);
 int klp_func_stack_pos(struct klp_func *func, unsigned int *depth);
 void klp_show_stacks(struct seq_file *m);
 

@@ -33,7 +33,6 @@
 
 #define BTF_VMLINUX	"/sys/kernel/btf/vmlinux"
 #define NSEC_PER_SEC	1000000000ULL
-#define ORPHAN_NS	NSEC_PER_SEC	/* a push/pop unexplained this long is logged alone */
 #define MAX_PENDING	256
 #define ARRAY_SIZE(x)	(sizeof(x) / sizeof((x)[0]))
 #ifndef ENOTSUPP
@@ -605,9 +604,15 @@ static void forget_pending(const char *patch)
 	}
 }
 
-static void log_orphans(unsigned long long now, bool all)
+/*
+ * Log the pending pushes and pops alone.  Each waits for the event that
+ * ends its operation (its cause says which: the patch's enable or disable,
+ * the object applied or reverted), so only a full pending list or lost
+ * events (a resync) bring them here.
+ */
+static void log_orphans(void)
 {
-	while (nr_pending && (all || now - pending[0].ts_ns > ORPHAN_NS)) {
+	while (nr_pending) {
 		struct kt_pending *pe = &pending[0];
 
 		log_transition(pe->ts_ns, pe->type, 0, pe->patch, pe->func,
@@ -618,12 +623,35 @@ static void log_orphans(unsigned long long now, bool all)
 	}
 }
 
+/*
+ * A pop that rolls back: the push it undoes, still pending (a failed
+ * enable or module load), goes with it unlogged; a push logged before
+ * (another patch applied to a module whose load then failed) is undone
+ * in the log too.
+ */
+static void rollback_pending(const struct klp_transition_event *e)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_pending; i++) {
+		if (pending[i].type == KLP_EV_FUNC_PUSH &&
+		    !strcmp(pending[i].patch, e->patch) &&
+		    !strcmp(pending[i].func, e->func)) {
+			drop_pending(i);
+			return;
+		}
+	}
+	log_transition(e->ts_ns, e->type, 0, e->patch, e->func,
+		       "patch %s rolled back: %s now -> %s (depth %u)",
+		       e->patch, e->func, winner_name(e->winner), e->depth);
+}
+
 static void add_pending(const struct klp_transition_event *e)
 {
 	struct kt_pending *pe;
 
 	if (nr_pending == MAX_PENDING)
-		log_orphans(0, true);
+		log_orphans();
 	pe = &pending[nr_pending++];
 	pe->ts_ns = e->ts_ns;
 	pe->type = e->type;
@@ -683,7 +711,10 @@ static int handle_event(void *ctx, void *data, size_t size)
 	case KLP_EV_FUNC_POP:
 		if (fresh)
 			apply_func_event(&e);
-		add_pending(&e);
+		if (e.cause == KLP_CAUSE_ROLLBACK)
+			rollback_pending(&e);
+		else
+			add_pending(&e);
 		break;
 	case KLP_EV_PATCH_REGISTER:
 		if (e.ret) {
@@ -1421,12 +1452,15 @@ static int refresh(struct ring_buffer *rb, int hits_fd,
 		return err;
 	}
 	last_tick_ns = tick;
-	log_orphans(tick, false);
 	tot.lost_events = __atomic_load_n(&skel->bss->lost_events, __ATOMIC_RELAXED);
 	tot.lost_hits = __atomic_load_n(&skel->bss->lost_hits, __ATOMIC_RELAXED);
 	if (tot.lost_events != lost_events_seen) {
-		/* the ring buffer overflowed: only sysfs knows the stacks now */
+		/*
+		 * The ring buffer overflowed: only sysfs knows the stacks now,
+		 * and what ends the pending pushes and pops may be lost.
+		 */
 		lost_events_seen = tot.lost_events;
+		log_orphans();
 		need_resync = true;
 	}
 	if (need_resync)

@@ -24,6 +24,18 @@ enum klp_obj_action {
 	KLP_OBJ_REVERTED = 2,	/* object module is going: its funcs were unpatched */
 };
 
+/*
+ * klp:klp_func_push, klp_func_pop and klp_object cause field: what made the
+ * core push or pop a func (the patch is the event's patch field).
+ */
+enum klp_cause {
+	KLP_CAUSE_ENABLE = 1,		/* the patch was enabled */
+	KLP_CAUSE_DISABLE = 2,		/* the patch was disabled */
+	KLP_CAUSE_MODULE_COMING = 3,	/* the object's module is loading */
+	KLP_CAUSE_MODULE_GOING = 4,	/* the object's or the patch's module goes */
+	KLP_CAUSE_ROLLBACK = 5,		/* undoing a failed enable or module load */
+};
+
 /* Common header of every trace record. */
 struct klp_trace_common {
 	__u16 common_type;
@@ -66,6 +78,7 @@ struct klp_func_ctx {
 	__u32 id;
 	__u32 depth;
 	__u32 winner_id;
+	__s32 cause;		/* enum klp_cause */
 };
 
 /* klp:klp_object */
@@ -75,6 +88,7 @@ struct klp_object_ctx {
 	__u32 patch;		/* __data_loc char[] */
 	__u32 object;		/* __data_loc char[] */
 	__s32 action;		/* enum klp_obj_action */
+	__s32 cause;		/* enum klp_cause */
 };
 
 /* klp:klp_enable_failed */
@@ -124,7 +138,7 @@ struct klp_transition_event {
 	__u32 id;
 	__u32 depth;
 	__u32 winner_id;
-	__u32 pad;
+	__s32 cause;		/* enum klp_cause, for push, pop and object */
 	char patch[KLP_NAME_LEN];
 	char object[KLP_NAME_LEN];
 	char winner[KLP_NAME_LEN];

@@ -219,7 +219,8 @@ cat > "$tmp/uapi.c" <<'EOF'
 	F(ev, klp_func_ctx, old_addr, "old_addr"); \
 	F(ev, klp_func_ctx, id, "id"); \
 	F(ev, klp_func_ctx, depth, "depth"); \
-	F(ev, klp_func_ctx, winner_id, "winner_id"); } while (0)
+	F(ev, klp_func_ctx, winner_id, "winner_id"); \
+	F(ev, klp_func_ctx, cause, "cause"); } while (0)
 
 int main(void)
 {
@@ -240,6 +241,7 @@ int main(void)
 	F("klp_object", klp_object_ctx, patch, "patch");
 	F("klp_object", klp_object_ctx, object, "object");
 	F("klp_object", klp_object_ctx, action, "action");
+	F("klp_object", klp_object_ctx, cause, "cause");
 	C("klp_enable_failed", klp_enable_failed_ctx);
 	F("klp_enable_failed", klp_enable_failed_ctx, seq, "seq");
 	F("klp_enable_failed", klp_enable_failed_ctx, patch, "patch");
@@ -302,29 +304,29 @@ P1=klp_test_p1 P2=klp_test_p2 T=klp_test_target
 A=$T:klp_target_a B=$T:klp_target_b
 cat > "$tmp/expected" <<EOF
 klp_patch_register $P1 ret=0
-klp_object $P1 $T deferred
+klp_object $P1 $T deferred cause=enable
 klp_patch_enable $P1 ret=0
-klp_func_push $P1 $A id=$a1 depth=1 winner=$P1 winner_id=$a1
-klp_func_push $P1 $B id=$b1 depth=1 winner=$P1 winner_id=$b1
-klp_object $P1 $T applied
+klp_func_push $P1 $A id=$a1 depth=1 winner=$P1 winner_id=$a1 cause=module_coming
+klp_func_push $P1 $B id=$b1 depth=1 winner=$P1 winner_id=$b1 cause=module_coming
+klp_object $P1 $T applied cause=module_coming
 klp_redirect klp_target_b -> klp_test_new_b id=$b1
 klp_patch_register $P2 ret=0
-klp_func_push $P2 $A id=$a2 depth=2 winner=$P2 winner_id=$a2
-klp_func_push $P2 $B id=$b2 depth=2 winner=$P2 winner_id=$b2
+klp_func_push $P2 $A id=$a2 depth=2 winner=$P2 winner_id=$a2 cause=enable
+klp_func_push $P2 $B id=$b2 depth=2 winner=$P2 winner_id=$b2 cause=enable
 klp_patch_enable $P2 ret=0
 klp_redirect klp_target_b -> klp_test_new_b id=$b2
-klp_func_pop $P2 $B id=$b2 depth=1 winner=$P1 winner_id=$b1
-klp_func_pop $P2 $A id=$a2 depth=1 winner=$P1 winner_id=$a1
+klp_func_pop $P2 $B id=$b2 depth=1 winner=$P1 winner_id=$b1 cause=disable
+klp_func_pop $P2 $A id=$a2 depth=1 winner=$P1 winner_id=$a1 cause=disable
 klp_patch_disable $P2 ret=0
-klp_func_pop $P1 $B id=$b1 depth=0 winner= winner_id=0
-klp_func_pop $P1 $A id=$a1 depth=0 winner= winner_id=0
+klp_func_pop $P1 $B id=$b1 depth=0 winner= winner_id=0 cause=disable
+klp_func_pop $P1 $A id=$a1 depth=0 winner= winner_id=0 cause=disable
 klp_patch_disable $P1 ret=0
-klp_func_push $P1 $A id=$a1 depth=1 winner=$P1 winner_id=$a1
-klp_func_push $P1 $B id=$b1 depth=1 winner=$P1 winner_id=$b1
+klp_func_push $P1 $A id=$a1 depth=1 winner=$P1 winner_id=$a1 cause=enable
+klp_func_push $P1 $B id=$b1 depth=1 winner=$P1 winner_id=$b1 cause=enable
 klp_patch_enable $P1 ret=0
-klp_func_push $P2 $A id=$a2 depth=2 winner=$P2 winner_id=$a2
+klp_func_push $P2 $A id=$a2 depth=2 winner=$P2 winner_id=$a2 cause=enable
 klp_enable_failed $P2 $B err=-5
-klp_func_pop $P2 $A id=$a2 depth=1 winner=$P1 winner_id=$a1
+klp_func_pop $P2 $A id=$a2 depth=1 winner=$P1 winner_id=$a1 cause=rollback
 klp_patch_enable $P2 ret=-5
 klp_patch_enable $P1 ret=-22
 klp_redirect klp_target_b -> klp_test_new_b id=$b1
@@ -343,8 +345,8 @@ assert_eq "perf script: no FAILED TO PARSE" 0 "$(grep -c 'FAILED TO PARSE' "$tmp
 # "comm pid [cpu] ts: klp:EVENT: <TP_printk text>" -> the expected form
 sed -n 's/^.* klp:\(klp_[a-z_]*\): \(.*\)$/\1 \2/p' "$tmp/perf-script.out" | sed 's/ seq=[0-9]*//' | awk '
 	$1 ~ /^klp_patch_/ { sub(/^patch=/, "", $2); print $1, $2, $3; next }
-	$1 ~ /^klp_func_/ { sub(/^patch=/, "", $3); print $1, $3, $2, $4, $5, $6, $7; next }
-	$1 == "klp_object" { sub(/^patch=/, "", $2); sub(/^object=/, "", $3); print $1, $2, $3, $4; next }
+	$1 ~ /^klp_func_/ { sub(/^patch=/, "", $3); print $1, $3, $2, $4, $5, $6, $7, $8; next }
+	$1 == "klp_object" { sub(/^patch=/, "", $2); sub(/^object=/, "", $3); print $1, $2, $3, $4, $5; next }
 	$1 == "klp_enable_failed" { sub(/^patch=/, "", $2); print $1, $2, $3, $4; next }
 	$1 == "klp_redirect" { for (i = 2; i <= NF; i++) if ($i ~ /^id=/) print $1, $i; next }
 	{ print }
@@ -370,8 +372,8 @@ awk '
 			kv[k] = v
 		}
 		if (ev ~ /^klp_patch_/) print ev, kv["patch"], "ret=" kv["ret"]
-		else if (ev ~ /^klp_func_/) print ev, kv["patch"], kv["object"] ":" kv["func"], "id=" kv["id"], "depth=" kv["depth"], "winner=" kv["winner"], "winner_id=" kv["winner_id"]
-		else if (ev == "klp_object") print ev, kv["patch"], kv["object"], kv["action"]
+		else if (ev ~ /^klp_func_/) print ev, kv["patch"], kv["object"] ":" kv["func"], "id=" kv["id"], "depth=" kv["depth"], "winner=" kv["winner"], "winner_id=" kv["winner_id"], "cause=" kv["cause"]
+		else if (ev == "klp_object") print ev, kv["patch"], kv["object"], kv["action"], "cause=" kv["cause"]
 		else if (ev == "klp_enable_failed") print ev, kv["patch"], kv["object"] ":" kv["func"], "err=" kv["err"]
 		else if (ev == "klp_redirect") print ev, kv["old_addr"], "->", kv["new_func"], "id=" kv["id"]
 	}' "$tmp/klp-trace.out" > "$tmp/kt.seq"
@@ -383,8 +385,8 @@ check "klp-trace --json prints valid JSON lines" json_ok "$tmp/kt.json"
 jq -r '
 	if (.event | startswith("klp_patch_")) then "\(.event) \(.patch) ret=\(.ret)"
 	elif (.event | startswith("klp_func_")) then
-		"\(.event) \(.patch) \(.object):\(.func) id=\(.id) depth=\(.depth) winner=\(.winner) winner_id=\(.winner_id)"
-	elif .event == "klp_object" then "\(.event) \(.patch) \(.object) \(.action_sym)"
+		"\(.event) \(.patch) \(.object):\(.func) id=\(.id) depth=\(.depth) winner=\(.winner) winner_id=\(.winner_id) cause=\(.cause_sym)"
+	elif .event == "klp_object" then "\(.event) \(.patch) \(.object) \(.action_sym) cause=\(.cause_sym)"
 	elif .event == "klp_enable_failed" then "\(.event) \(.patch) \(.object):\(.func) err=\(.err)"
 	else "\(.event) \(.old_addr_sym) -> \(.new_func_sym) id=\(.id)" end' "$tmp/kt.json" > "$tmp/ktj.seq" 2> /dev/null
 assert_file_eq "klp-trace --json shows every transition in order" \
@@ -409,7 +411,7 @@ echo 0 > "$TRACEFS/events/klp/klp_object/enable"
 grep -E '^[0-9]+ tracepoint:klp:' "$tmp/bpftrace-transitions.out" | sort -n -k1,1 |
 	cut -d' ' -f2- | sed 's/^tracepoint:klp://' > "$tmp/bt.seq"
 grep -E '^klp_(patch_enable|patch_disable|func_push|func_pop) ' "$tmp/expected" |
-	sed 's/ id=[0-9]*//; s/ winner_id=[0-9]*//' > "$tmp/expected.bt"
+	sed 's/ id=[0-9]*//; s/ winner_id=[0-9]*//; s/ cause=[a-z_]*//' > "$tmp/expected.bt"
 assert_file_eq "bpftrace shows every enable, disable, push and pop in order" \
 	"$tmp/expected.bt" "$tmp/bt.seq"
 

@@ -62,6 +62,12 @@ fi
 # let late reports (a WARN from deferred work, an RCU stall) come out
 sleep "${KLP_SETTLE:-2}"
 dmesg > "$res/dmesg"
-sync
+# Power off with reboot(2), from a child this shell waits for: the call
+# does not return, and once it has begun the root is gone (6.11+ resets
+# virtio devices in device_shutdown(); 9p with them).  sysrq 'o' would
+# return at once and leave PID 1 reading its script off a dead root:
+# "Attempted to kill init".  busybox syncs first.
+/bin/busybox poweroff -f
+echo "klp-guest: poweroff failed, trying sysrq" > /dev/console
 echo o > /proc/sysrq-trigger
 sleep 30

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # The guest harness itself: a guest that never reaches its script is booted
 # once more, then reported as a boot hang (exit 3), each time saying so; a
-# script's exit status comes back.  Cheap: the hung boots are cut at 2 s.
+# script's exit status comes back; the guest powers off from a child of PID 1
+# (on 6.12 its root is gone once the power-off has begun).  Cheap: the hung
+# boots are cut at 2 s.
 . "$(dirname "$0")/../lib.sh"
 ktap_start "guest harness: boot hang, retry, exit status"
 
@@ -34,5 +36,15 @@ assert_eq "a script that exits 7: boot.sh exits 1" 1 "$rc"
 check "it ran once, with its arguments" grep -qx 'script ran: a b' <<< "$out"
 check "and says why it failed" grep -q 'guest script exited 7' <<< "$out"
 check "no second boot" bash -c '! grep -q "booting it once more" <<< "$1"' _ "$out"
+
+# klp_test_poweroff panics unless the power-off runs in a child of PID 1
+printf '#!/bin/bash\ninsmod %s && echo loaded\n' \
+	"$KLP_TOP/selftests/modules/klp_test_poweroff.ko" > "$tmp/poweroff.sh"
+chmod +x "$tmp/poweroff.sh"
+out=$("$boot" -t 120 "$tmp/poweroff.sh" 2>&1)
+rc=$?
+dirs+=" $(leftovers "$out")"
+check "the power-off check is armed" grep -qx loaded <<< "$out"
+assert_eq "the guest powers off from a child of PID 1, no panic" 0 "$rc"
 
 ktap_finish

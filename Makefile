@@ -38,7 +38,7 @@ INCLUDES := -Iinclude -I$(BPF_OUT) -Iuserspace \
 	$(shell pkg-config --cflags libtracefs libtraceevent 2>/dev/null)
 
 KBUILD := $(MAKE) -C $(KDIR)
-KMODS := core core/samples selftests/modules $(FAULT_DIR)
+KMODS := . $(FAULT_DIR)
 
 # The fault-injection build of the core (for the selftests only): the same
 # sources, linked into its own kbuild directory, with KLP_FAULT_INJECT=y.
@@ -63,12 +63,12 @@ all: modules userspace
 kernel-check:
 	@scripts/check-kernel.sh $(KDIR)
 
+# One kbuild run (the top-level Kbuild), then the fault-injection core
+# apart: it exports the same symbols.
 modules: kernel-check
-	$(KBUILD) M=$(CURDIR)/core modules
+	$(KBUILD) M=$(CURDIR) modules
 	mkdir -p $(FAULT_DIR) && ln -sf $(addprefix $(CURDIR)/,$(CORE_SRCS)) $(FAULT_DIR)/
 	$(KBUILD) M=$(CURDIR)/$(FAULT_DIR) KLP_FAULT_INJECT=y modules
-	$(KBUILD) M=$(CURDIR)/core/samples KBUILD_EXTRA_SYMBOLS=$(CURDIR)/core/Module.symvers modules
-	$(KBUILD) M=$(CURDIR)/selftests/modules KBUILD_EXTRA_SYMBOLS=$(CURDIR)/core/Module.symvers modules
 
 userspace: $(TOOLS)
 

@@ -35,7 +35,7 @@ mkdir -p "$out/bin"
 if [ -z "$replay" ]; then
 	kver=${KVER:-$(scripts/kver.sh)} || exit 2
 	kdir=${KDIR:-/lib/modules/$kver/build}
-	for f in core/klp.ko core/Module.symvers selftests/modules/klp_test_target.ko; do
+	for f in core/klp.ko Module.symvers selftests/modules/klp_test_target.ko; do
 		[ -f "$f" ] || { echo "bench: $f missing: run make all first" >&2; exit 2; }
 	done
 	[ -x build/bin/klptop ] ||
@@ -52,7 +52,7 @@ if [ -z "$replay" ]; then
 	done
 	{ cat bench/modules/Kbuild; echo "obj-m +=$objs"; } > "$mod/Kbuild"
 	make -s -C "$kdir" M="$mod" KLP_TOP="$top" \
-		KBUILD_EXTRA_SYMBOLS="$top/core/Module.symvers" -j"$(nproc)" modules \
+		KBUILD_EXTRA_SYMBOLS="$top/Module.symvers" -j"$(nproc)" modules \
 		2>&1 | grep -v 'Skipping BTF generation' >&2
 	[ "${PIPESTATUS[0]}" = 0 ] || { echo "bench: module build failed" >&2; exit 1; }
 	for p in callloop switchlat; do

@@ -12,13 +12,11 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/debugfs.h>
 #include <linux/idr.h>
 #include <linux/kernel.h>
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
-#include <linux/seq_file.h>
 #include "core.h"
 #include "fault.h"
 #include "patch.h"
@@ -32,7 +30,6 @@
 DEFINE_MUTEX(klp_mutex);
 LIST_HEAD(klp_patches);
 
-static struct dentry *klp_debugfs_dir;
 static DEFINE_IDA(klp_func_ids);
 static atomic64_t klp_seq = ATOMIC64_INIT(0);
 
@@ -50,6 +47,18 @@ u64 klp_next_seq(void)
 	return atomic64_inc_return(&klp_seq);
 }
 
+/**
+ * klp_last_seq() - the number of the last transition event
+ *
+ * Read under klp_mutex, every state change numbered up to it is done and
+ * none numbered above it has begun.
+ *
+ * Return: the number klp_next_seq() gave last, 0 before the first event
+ */
+u64 klp_last_seq(void)
+{
+	return atomic64_read(&klp_seq);
+}
 
 /**
  * klp_is_patch_registered() - is patch on klp_patches
@@ -631,27 +640,6 @@ int klpcore_unregister_patch(struct klp_patch *patch)
 }
 EXPORT_SYMBOL_GPL(klpcore_unregister_patch);
 
-static int klp_stacks_show(struct seq_file *m, void *v)
-{
-	mutex_lock(&klp_mutex);
-	klp_show_stacks(m);
-	mutex_unlock(&klp_mutex);
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(klp_stacks);
-
-/*
- * debugfs klp/seq: the number of the last transition event.  A consumer
- * that enables the klp:* events and then reads it knows that every event
- * numbered above it is still to come to its buffers.
- */
-static int klp_seq_get(void *data, u64 *val)
-{
-	*val = atomic64_read(&klp_seq);
-	return 0;
-}
-DEFINE_DEBUGFS_ATTRIBUTE(klp_seq_fops, klp_seq_get, NULL, "%llu\n");
-
 static int __init klp_init(void)
 {
 	int ret;
@@ -668,11 +656,7 @@ static int __init klp_init(void)
 	if (ret)
 		goto out_sysfs;
 
-	klp_debugfs_dir = debugfs_create_dir("klp", NULL);
-	debugfs_create_file("stacks", 0400, klp_debugfs_dir, NULL,
-			    &klp_stacks_fops);
-	debugfs_create_file_unsafe("seq", 0400, klp_debugfs_dir, NULL,
-				   &klp_seq_fops);
+	klp_debugfs_init();
 
 	pr_info("live patching core ready at %s\n", KLP_SYSFS_ROOT);
 	return 0;
@@ -687,7 +671,7 @@ out_symbols:
 /* Reached only with no patch registered: each patch module pins us. */
 static void __exit klp_exit(void)
 {
-	debugfs_remove_recursive(klp_debugfs_dir);
+	klp_debugfs_exit();
 	klp_module_exit();
 	klp_sysfs_exit();
 	klp_symbols_exit();

@@ -42,6 +42,7 @@ static inline bool klp_is_object_loaded(struct klp_object *obj)
 
 /* core.c */
 u64 klp_next_seq(void);
+u64 klp_last_seq(void);
 bool klp_is_patch_registered(struct klp_patch *patch);
 int klp_set_patch_state(struct klp_patch *patch, int state, int unregistered);
 int klp_load_object(struct klp_object *obj);
@@ -52,6 +53,10 @@ int klp_disable_patch_all(struct klp_patch *patch, enum klp_cause cause);
 void klp_free_patch(struct klp_patch *patch);
 void klp_trace_failure(struct klp_object *obj, struct klp_func *func,
 		       int err);
+
+/* debugfs.c */
+void klp_debugfs_init(void);
+void klp_debugfs_exit(void);
 
 /* module.c */
 struct module *klp_find_loaded_module(const char *name);

@@ -321,11 +321,12 @@ int klp_func_stack_pos(struct klp_func *func, unsigned int *depth)
 /**
  * klp_show_stacks() - print every func_stack, one line each
  * @m:		the seq_file
+ * @prefix:	printed at the start of each line ("" for none)
  *
- * Lines read "<object> <function> <depth> <patch>:<id> [<patch>:<id> ...]",
- * winner first.
+ * Lines read "<prefix><object> <function> <depth> <patch>:<id>
+ * [<patch>:<id> ...]", winner first.
  */
-void klp_show_stacks(struct seq_file *m)
+void klp_show_stacks(struct seq_file *m, const char *prefix)
 {
 	struct klp_ops *ops;
 	struct klp_func *top, *f;
@@ -335,7 +336,7 @@ void klp_show_stacks(struct seq_file *m)
 
 	hash_for_each(klp_ops_table, bkt, ops, node) {
 		top = klp_stack_top(ops);
-		seq_printf(m, "%s %s %u", klp_obj_name(top->obj),
+		seq_printf(m, "%s%s %s %u", prefix, klp_obj_name(top->obj),
 			   top->old_name, ops->depth);
 		list_for_each_entry(f, &ops->func_stack, stack_node)
 			seq_printf(m, " %s:%u", klp_patch_name(f->obj->patch),

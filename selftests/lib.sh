@@ -136,6 +136,32 @@ func_attr() {	# func_attr PATCH OBJECT FUNC ATTR
 	cat "$KLP_SYSFS/$1/$2/$3/$4"
 }
 
+# The core's whole state in one read (format in core/debugfs.c).
+KLP_STATE=/sys/kernel/debug/klp/state
+
+# state_torn < STATE: how many functions' stacks in one read of the state
+# file do not add up: the funcs on it must sit at 1..depth once each, all
+# with that depth, and its "stack" line list their ids in that order.
+state_torn() {
+	awk '$1 == "func" && $6 > 0 {
+		k = $3 " " $4; n[k]++; id[k, $6] = $5; at[k, $6]++
+		if (!(k in d)) d[k] = $7; else if (d[k] != $7) d[k] = -1
+	}
+	$1 == "stack" {
+		k = $2 " " $3; sd[k] = $4
+		for (i = 5; i <= NF; i++) { split($i, a, ":"); sid[k, i - 4] = a[2] }
+	}
+	END {
+		for (k in n) {
+			if (d[k] != n[k] || sd[k] != n[k]) { bad++; continue }
+			for (i = 1; i <= n[k]; i++)
+				if (at[k, i] != 1 || sid[k, i] != id[k, i]) { bad++; break }
+		}
+		for (k in sd) if (!(k in n)) bad++
+		print bad + 0
+	}'
+}
+
 tainted_livepatch() {
 	[ $(( $(cat /proc/sys/kernel/tainted) & 32768 )) != 0 ]
 }

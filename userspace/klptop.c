@@ -4,7 +4,7 @@
  *
  * For every patched function: the patch that wins it, the func_stack below
  * the winner, and how many calls were redirected, in the last interval and
- * since start.  The stacks come from a sysfs snapshot at start and then
+ * since start.  The stacks come from the core's state file at start and then
  * from the core's transition events (BPF ring buffer); the counts from
  * per-CPU BPF counters on klp:klp_redirect, which are monotonic: this side
  * keeps the last value of every counter and takes deltas.
@@ -216,8 +216,8 @@ static struct kt_fn **fns;
 static size_t nr_fns;
 static struct kt_func *by_id[KLP_MAX_HIT_KEYS];
 
-/* Events older than the last snapshot are already in it. */
-static unsigned long long discard_before;
+/* Events numbered up to the last snapshot's seq are already in it. */
+static unsigned long long snap_seq;
 static bool need_resync;
 
 static void copy_name(char *dst, size_t size, const char *src)
@@ -428,20 +428,40 @@ static void free_patch(struct kt_patch *p)
 	free(p);
 }
 
+static void explain_snapshot_error(int err, const struct klp_snapshot *snap)
+{
+	if (err == -ENOENT && access(KLP_SYSFS_ROOT, F_OK))
+		fprintf(stderr, "klptop: the klp core went away (%s missing)\n",
+			KLP_SYSFS_ROOT);
+	else if (err == -ENOENT)
+		fprintf(stderr, "klptop: %s missing: is debugfs mounted? (mount -t debugfs none /sys/kernel/debug)\n",
+			KLP_STATE_PATH);
+	else if (err == -EPROTO && snap->bad_line)
+		fprintf(stderr, "klptop: %s: line %zu does not parse\n",
+			KLP_STATE_PATH, snap->bad_line);
+	else if (err == -EPROTO)
+		fprintf(stderr, "klptop: %s: the func_stacks do not add up (a klp core bug)\n",
+			KLP_STATE_PATH);
+	else
+		fprintf(stderr, "klptop: cannot read %s: %s (%d)\n",
+			KLP_STATE_PATH, strerror(-err), err);
+}
+
 /*
- * Rebuild the stacks from sysfs.  Funcs keep their counts; funcs and
- * patches that are gone are dropped.  Returns 0 or -errno.
+ * Rebuild the stacks from the core's state file.  Funcs keep their counts;
+ * funcs and patches that are gone are dropped.  Returns 0 or -errno.
  */
 static int resync(void)
 {
-	unsigned long long t0 = now_ns(CLOCK_MONOTONIC);
 	struct klp_snapshot snap;
 	size_t i, j;
 	int err;
 
 	err = klp_snapshot_read(&snap, NULL);
-	if (err)
+	if (err) {
+		explain_snapshot_error(err, &snap);
 		return err;
+	}
 
 	for (i = 0; i < nr_patches; i++)
 		patches[i]->seen = false;
@@ -496,7 +516,7 @@ static int resync(void)
 		/* may free fn: look at fns[i] again either way */
 		free_func(stale);
 	}
-	discard_before = t0;
+	snap_seq = snap.seq;
 	need_resync = false;
 	return 0;
 }
@@ -704,7 +724,7 @@ static int handle_event(void *ctx, void *data, size_t size)
 	e.object[sizeof(e.object) - 1] = '\0';
 	e.winner[sizeof(e.winner) - 1] = '\0';
 	e.func[sizeof(e.func) - 1] = '\0';
-	fresh = e.ts_ns >= discard_before;
+	fresh = e.seq > snap_seq;
 
 	switch (e.type) {
 	case KLP_EV_FUNC_PUSH:
@@ -723,7 +743,7 @@ static int handle_event(void *ctx, void *data, size_t size)
 				       e.patch, strerror(-e.ret), e.ret);
 			break;
 		}
-		/* the funcs and their ids are in sysfs only */
+		/* the funcs and their ids are in the state file only */
 		if (fresh)
 			need_resync = true;
 		log_transition(e.ts_ns, e.type, 0, e.patch, "",
@@ -958,8 +978,11 @@ static int update_counts(int fd)
 	int err;
 
 	err = read_hits(fd);
-	if (err)
+	if (err) {
+		fprintf(stderr, "klptop: cannot read the hits map: %s (%d)\n",
+			strerror(-err), err);
 		return err;
+	}
 
 	for (i = 0; i < nr_hits; i++) {
 		unsigned int id = hits[i].key.id;
@@ -969,8 +992,11 @@ static int update_counts(int fd)
 			need_resync = true;
 		}
 	}
-	if (need_resync)
-		resync();
+	if (need_resync) {
+		err = resync();
+		if (err)
+			return err;
+	}
 
 	for (i = 0; i < nr_fns; i++) {
 		fns[i]->hits_interval = 0;
@@ -1456,22 +1482,23 @@ static int refresh(struct ring_buffer *rb, int hits_fd,
 	tot.lost_hits = __atomic_load_n(&skel->bss->lost_hits, __ATOMIC_RELAXED);
 	if (tot.lost_events != lost_events_seen) {
 		/*
-		 * The ring buffer overflowed: only sysfs knows the stacks now,
-		 * and what ends the pending pushes and pops may be lost.
+		 * The ring buffer overflowed: only the core's state file
+		 * knows the stacks now, and what ends the pending pushes and
+		 * pops may be lost.
 		 */
 		lost_events_seen = tot.lost_events;
 		log_orphans();
 		need_resync = true;
 	}
-	if (need_resync)
-		resync();
+	if (need_resync) {
+		err = resync();
+		if (err)
+			return err;
+	}
 
 	err = update_counts(hits_fd);
-	if (err) {
-		fprintf(stderr, "klptop: cannot read the hits map: %s (%d)\n",
-			strerror(-err), err);
-		return err;
-	}
+	if (err)
+		return err;	/* it said why */
 	tot.hits = interval_unknown;
 	for (i = 0; i < nr_fns; i++) {
 		fns[i]->rate = elapsed > 0 ? fns[i]->hits_interval / elapsed : 0;
@@ -1586,17 +1613,13 @@ int main(int argc, char **argv)
 	}
 	hits_fd = bpf_map__fd(skel->maps.hits);
 
-	/* Attached first, so no transition falls between snapshot and events. */
+	/*
+	 * Attached first: the snapshot's seq then says which of the events
+	 * to come it already contains.
+	 */
 	err = resync();
-	if (err) {
-		if (err == -ENOENT)
-			fprintf(stderr, "klptop: the klp core went away (%s missing)\n",
-				KLP_SYSFS_ROOT);
-		else
-			fprintf(stderr, "klptop: cannot read %s: %s (%d)\n",
-				KLP_SYSFS_ROOT, strerror(-err), err);
+	if (err)
 		goto cleanup;
-	}
 
 	sa.sa_handler = sig_handler;
 	sigaction(SIGINT, &sa, NULL);

@@ -3,8 +3,8 @@
  * klptop.h - klptop's view of the klp core
  *
  * The BPF side shares only what include/klp/uapi.h declares (the hit key,
- * the transition event); this is the userspace model built from a sysfs
- * snapshot and kept current from those events.
+ * the transition event); this is the userspace model built from the
+ * core's state file (debugfs klp/state) and kept current from those events.
  */
 #ifndef _KLPTOP_H
 #define _KLPTOP_H

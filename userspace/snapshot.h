@@ -1,21 +1,23 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * snapshot.h - the state of every klp func_stack, read from sysfs
+ * snapshot.h - the whole klp state, from one read of debugfs klp/state
  *
- * Walks /sys/kernel/klp/<patch>/{enabled,<object>/{loaded,<function>/...}}
- * and returns one record per patch and one per (patch, object, function):
- * a klp_func.  The funcs come sorted by object and function, each
- * function's stack winner first, funcs not on a stack last, so a caller
- * can walk the stacks in order.
+ * The core writes that file under one hold of its mutex (format in
+ * core/debugfs.c), so the picture is never torn.  Parsed, it gives one
+ * record per patch and one per (patch, object, function): a klp_func.
+ * The funcs come sorted by object and function, each function's stack
+ * winner first, funcs not on a stack last, so a caller can walk the
+ * stacks in order.
  */
 #ifndef _KLP_SNAPSHOT_H
 #define _KLP_SNAPSHOT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 struct klp_snap_patch {
 	char *name;
-	int enabled;			/* <patch>/enabled */
+	int enabled;
 };
 
 struct klp_snap_func {
@@ -23,32 +25,37 @@ struct klp_snap_func {
 	char *object;			/* "vmlinux" or a module name */
 	char *func;			/* the patched function */
 	unsigned int id;		/* as in klp:klp_redirect and the BPF counters */
-	int loaded;			/* <object>/loaded */
+	int loaded;			/* its object is loaded */
 	int patched;			/* on the function's func_stack */
 	int stack_pos;			/* 1 the winner, 2 below it, ...; 0 not on the stack */
 	unsigned int stack_depth;	/* funcs on that stack; 0 when not patched */
-	unsigned long long old_addr;	/* 0 when unreadable (root only) */
-	unsigned long long new_func;	/* 0 when unreadable (root only) */
+	unsigned long long old_addr;	/* 0 while unresolved */
+	unsigned long long new_func;
 };
 
 struct klp_snapshot {
+	unsigned long long seq;		/* last transition event it contains */
 	struct klp_snap_patch *patches;
 	size_t nr_patches;
 	struct klp_snap_func *funcs;
 	size_t nr_funcs;
+	size_t bad_line;		/* after -EPROTO: the line at fault */
 };
 
 /*
- * Read the whole tree under root (NULL: KLP_SYSFS_ROOT).  A transition
- * racing the walk can tear it; the read is retried until every stack is
- * consistent (positions 1..depth, each once) or gives -EAGAIN.  A patch
- * that goes away during the walk is left out.
- * Returns 0, -ENOENT when the core is not loaded, or another -errno.
+ * Read path (NULL: KLP_STATE_PATH).  Returns 0, -ENOENT when there is no
+ * such file (the core is not loaded, or debugfs not mounted), -EPROTO
+ * when it does not parse or its stacks do not add up (bad_line says
+ * where; 0 for the stacks), or another -errno.
  */
-int klp_snapshot_read(struct klp_snapshot *snap, const char *root);
+int klp_snapshot_read(struct klp_snapshot *snap, const char *path);
+
+/* The same, from an open stream. */
+int klp_snapshot_parse(struct klp_snapshot *snap, FILE *in);
+
 void klp_snapshot_free(struct klp_snapshot *snap);
 
-/* 0 when every func_stack in snap is consistent, else -EAGAIN. */
+/* 0 when every func_stack in snap adds up (positions 1..depth, once each), else -EPROTO. */
 int klp_snapshot_check(const struct klp_snapshot *snap);
 
 #endif /* _KLP_SNAPSHOT_H */

@@ -1,219 +1,168 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * snapshot_lib.c - read every klp func_stack from /sys/kernel/klp
+ * snapshot_lib.c - parse debugfs klp/state, the core's whole state
  *
- * Each attribute read takes the core's klp_mutex on its own, so a walk is
- * not atomic: a transition in the middle can show a func pushed but its
- * neighbour's depth not yet updated.  klp_snapshot_read() checks the
- * stacks it built and walks again when they do not add up.
+ * The core writes the file under one hold of klp_mutex: there is nothing
+ * to retry.  A line that does not parse, a func outside its patch and
+ * object, or stacks that do not add up are a broken core or file, and
+ * say so (-EPROTO) rather than being papered over.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <klp/uapi.h>
 #include "snapshot.h"
 
-#define SNAP_TRIES	5
+#define MAX_FIELDS	16
 
-/* Read a small sysfs file into buf, newline stripped; -errno on failure. */
-static int read_attr(int dirfd, const char *name, char *buf, size_t size)
+struct parser {
+	struct klp_snapshot *snap;
+	size_t patch_cap, func_cap;
+	char *object;			/* the current object, NULL before one */
+	int loaded;			/* and its loaded state */
+};
+
+/* Split line at spaces into at most MAX_FIELDS fields; returns their count. */
+static int split(char *line, char **field)
 {
-	ssize_t n;
-	int fd;
+	char *save, *tok;
+	int n = 0;
 
-	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	if (n < 0) {
-		n = -errno;
-		close(fd);
-		return n;
+	for (tok = strtok_r(line, " \n", &save); tok;
+	     tok = strtok_r(NULL, " \n", &save)) {
+		if (n == MAX_FIELDS)
+			return -1;
+		field[n++] = tok;
 	}
-	close(fd);
-	buf[n] = '\0';
-	if (n && buf[n - 1] == '\n')
-		buf[n - 1] = '\0';
-	return 0;
+	return n;
 }
 
-static int read_ull(int dirfd, const char *name, unsigned long long *val)
+static int parse_ull(const char *s, unsigned long long *val)
 {
-	char buf[32], *end;
-	int err;
+	char *end;
 
-	err = read_attr(dirfd, name, buf, sizeof(buf));
-	if (err)
-		return err;
 	errno = 0;
-	*val = strtoull(buf, &end, 0);
-	if (errno || end == buf)
-		return -EINVAL;
-	return 0;
+	*val = strtoull(s, &end, 0);
+	return errno || end == s || *end || *s == '-' ? -EPROTO : 0;
 }
 
-static int read_int(int dirfd, const char *name, int *val)
+static int parse_int(const char *s, int *val)
 {
 	unsigned long long v;
-	int err;
 
-	err = read_ull(dirfd, name, &v);
-	if (!err)
-		*val = (int)v;
-	return err;
-}
-
-static int is_dir(int dirfd, const struct dirent *de)
-{
-	struct stat st;
-
-	if (de->d_name[0] == '.')
-		return 0;
-	if (de->d_type != DT_UNKNOWN)
-		return de->d_type == DT_DIR;
-	return !fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) &&
-	       S_ISDIR(st.st_mode);
-}
-
-static int opendir_at(int dirfd, const char *name, DIR **dir)
-{
-	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	*dir = fdopendir(fd);
-	if (!*dir) {
-		close(fd);
-		return -errno;
-	}
+	if (parse_ull(s, &v) || v > 1U << 30)
+		return -EPROTO;
+	*val = (int)v;
 	return 0;
 }
 
-static int add_func(struct klp_snapshot *snap, size_t *cap,
-		    const struct klp_snap_func *f)
+static const char *current_patch(const struct parser *p)
 {
-	struct klp_snap_func *n;
+	const struct klp_snapshot *snap = p->snap;
 
-	if (snap->nr_funcs == *cap) {
-		*cap = *cap ? *cap * 2 : 16;
-		n = realloc(snap->funcs, *cap * sizeof(*n));
+	return snap->nr_patches ? snap->patches[snap->nr_patches - 1].name : NULL;
+}
+
+static int add_patch(struct parser *p, char **field)
+{
+	struct klp_snapshot *snap = p->snap;
+	struct klp_snap_patch *n;
+	int enabled;
+
+	if (parse_int(field[2], &enabled))
+		return -EPROTO;
+	if (snap->nr_patches == p->patch_cap) {
+		p->patch_cap = p->patch_cap ? p->patch_cap * 2 : 8;
+		n = realloc(snap->patches, p->patch_cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		snap->patches = n;
+	}
+	n = &snap->patches[snap->nr_patches];
+	n->name = strdup(field[1]);
+	if (!n->name)
+		return -ENOMEM;
+	n->enabled = enabled;
+	snap->nr_patches++;
+	free(p->object);
+	p->object = NULL;
+	return 0;
+}
+
+static int add_object(struct parser *p, char **field)
+{
+	const char *patch = current_patch(p);
+
+	if (!patch || strcmp(field[1], patch) || parse_int(field[3], &p->loaded))
+		return -EPROTO;
+	free(p->object);
+	p->object = strdup(field[2]);
+	return p->object ? 0 : -ENOMEM;
+}
+
+static int add_func(struct parser *p, char **field)
+{
+	struct klp_snapshot *snap = p->snap;
+	const char *patch = current_patch(p);
+	unsigned long long id, depth;
+	struct klp_snap_func f = {}, *n;
+
+	if (!patch || !p->object || strcmp(field[1], patch) ||
+	    strcmp(field[2], p->object) || parse_ull(field[4], &id) ||
+	    id > ~0U || parse_int(field[5], &f.stack_pos) ||
+	    parse_ull(field[6], &depth) || depth > ~0U ||
+	    parse_ull(field[7], &f.old_addr) || parse_ull(field[8], &f.new_func))
+		return -EPROTO;
+	f.patch = patch;
+	f.id = id;
+	f.stack_depth = depth;
+	f.patched = f.stack_pos > 0;
+	f.loaded = p->loaded;
+	if (snap->nr_funcs == p->func_cap) {
+		p->func_cap = p->func_cap ? p->func_cap * 2 : 16;
+		n = realloc(snap->funcs, p->func_cap * sizeof(*n));
 		if (!n)
 			return -ENOMEM;
 		snap->funcs = n;
 	}
-	snap->funcs[snap->nr_funcs++] = *f;
+	f.object = strdup(p->object);
+	f.func = strdup(field[3]);
+	if (!f.object || !f.func) {
+		free(f.object);
+		free(f.func);
+		return -ENOMEM;
+	}
+	snap->funcs[snap->nr_funcs++] = f;
 	return 0;
 }
 
-/* One <function> directory of an object; -ENOENT/-ENODEV: it went away. */
-static int read_func(int objfd, const char *name, struct klp_snap_func *f)
+/* One line; the first must be "seq". */
+static int parse_line(struct parser *p, char *line, size_t lineno)
 {
-	unsigned long long v;
-	int fd, err;
+	char *field[MAX_FIELDS];
+	unsigned long long seq;
+	int n;
 
-	fd = openat(objfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	err = read_ull(fd, "id", &v);
-	if (err)
-		goto out;
-	f->id = v;
-	err = read_int(fd, "patched", &f->patched);
-	if (err)
-		goto out;
-	err = read_int(fd, "stack_pos", &f->stack_pos);
-	if (err)
-		goto out;
-	err = read_ull(fd, "stack_depth", &v);
-	if (err)
-		goto out;
-	f->stack_depth = v;
-	/* root only: a reader without them still gets the stacks */
-	if (read_ull(fd, "old_addr", &f->old_addr))
-		f->old_addr = 0;
-	if (read_ull(fd, "new_func", &f->new_func))
-		f->new_func = 0;
-out:
-	close(fd);
-	return err;
-}
-
-static int read_object(struct klp_snapshot *snap, size_t *cap, int patchfd,
-		       const char *patch, const char *object)
-{
-	struct klp_snap_func f;
-	struct dirent *de;
-	int loaded, err = 0;
-	DIR *dir;
-
-	err = opendir_at(patchfd, object, &dir);
-	if (err)
-		return err;
-	err = read_int(dirfd(dir), "loaded", &loaded);
-	if (err)
-		goto out;
-
-	while ((de = readdir(dir))) {
-		if (!is_dir(dirfd(dir), de))
-			continue;
-		memset(&f, 0, sizeof(f));
-		err = read_func(dirfd(dir), de->d_name, &f);
-		if (err)
-			goto out;
-		f.patch = patch;
-		f.loaded = loaded;
-		f.object = strdup(object);
-		f.func = strdup(de->d_name);
-		if (!f.object || !f.func ||
-		    add_func(snap, cap, &f)) {
-			free(f.object);
-			free(f.func);
-			err = -ENOMEM;
-			goto out;
-		}
+	n = split(line, field);
+	if (n < 0)
+		return -EPROTO;
+	if (lineno == 1) {
+		if (n != 2 || strcmp(field[0], "seq") ||
+		    parse_ull(field[1], &seq))
+			return -EPROTO;
+		p->snap->seq = seq;
+		return 0;
 	}
-out:
-	closedir(dir);
-	return err;
-}
-
-static void drop_funcs_from(struct klp_snapshot *snap, size_t from)
-{
-	while (snap->nr_funcs > from) {
-		snap->nr_funcs--;
-		free(snap->funcs[snap->nr_funcs].object);
-		free(snap->funcs[snap->nr_funcs].func);
-	}
-}
-
-/* One <patch> directory; returns -ENOENT or -ENODEV when it went away. */
-static int read_patch(struct klp_snapshot *snap, size_t *cap, int rootfd,
-		      const char *patch)
-{
-	size_t first = snap->nr_funcs;
-	struct dirent *de;
-	DIR *dir;
-	int err;
-
-	err = opendir_at(rootfd, patch, &dir);
-	if (err)
-		return err;
-	while ((de = readdir(dir))) {
-		if (!is_dir(dirfd(dir), de))
-			continue;
-		err = read_object(snap, cap, dirfd(dir), patch, de->d_name);
-		if (err)
-			break;
-	}
-	closedir(dir);
-	if (err)
-		drop_funcs_from(snap, first);
-	return err;
+	if (!n)
+		return -EPROTO;
+	if (!strcmp(field[0], "patch"))
+		return n == 3 ? add_patch(p, field) : -EPROTO;
+	if (!strcmp(field[0], "object"))
+		return n == 4 ? add_object(p, field) : -EPROTO;
+	if (!strcmp(field[0], "func"))
+		return n == 9 ? add_func(p, field) : -EPROTO;
+	return 0;	/* "stack", or a kind newer than us */
 }
 
 static int cmp_func(const void *a, const void *b)
@@ -238,79 +187,6 @@ static int cmp_func(const void *a, const void *b)
 	return strcmp(x->patch, y->patch);
 }
 
-static int read_once(struct klp_snapshot *snap, const char *root)
-{
-	size_t pcap = 0, fcap = 0, i;
-	struct klp_snap_patch *np;
-	struct dirent *de;
-	char buf[16];
-	int pfd, err = 0;
-	DIR *dir;
-
-	memset(snap, 0, sizeof(*snap));
-	dir = opendir(root);
-	if (!dir)
-		return -errno;
-
-	while ((de = readdir(dir))) {
-		struct klp_snap_patch p;
-
-		if (!is_dir(dirfd(dir), de))
-			continue;
-		pfd = openat(dirfd(dir), de->d_name,
-			     O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (pfd < 0)
-			continue;	/* unregistered meanwhile */
-		err = read_attr(pfd, "enabled", buf, sizeof(buf));
-		close(pfd);
-		if (err == -ENOENT || err == -ENODEV) {
-			err = 0;	/* unregistered meanwhile */
-			continue;
-		}
-		if (err)
-			break;
-		p.name = strdup(de->d_name);
-		p.enabled = atoi(buf);
-		if (!p.name) {
-			err = -ENOMEM;
-			break;
-		}
-		if (snap->nr_patches == pcap) {
-			pcap = pcap ? pcap * 2 : 8;
-			np = realloc(snap->patches, pcap * sizeof(*np));
-			if (!np) {
-				free(p.name);
-				err = -ENOMEM;
-				break;
-			}
-			snap->patches = np;
-		}
-		snap->patches[snap->nr_patches++] = p;
-	}
-	/* Patch names are stable now: the funcs point at them. */
-	for (i = 0; !err && i < snap->nr_patches; i++) {
-		err = read_patch(snap, &fcap, dirfd(dir),
-				 snap->patches[i].name);
-		if (err == -ENOENT || err == -ENODEV) {
-			free(snap->patches[i].name);
-			memmove(&snap->patches[i], &snap->patches[i + 1],
-				(snap->nr_patches - i - 1) * sizeof(*np));
-			snap->nr_patches--;
-			i--;
-			err = 0;
-		}
-	}
-	closedir(dir);
-	if (err) {
-		klp_snapshot_free(snap);
-		return err;
-	}
-	if (snap->nr_funcs)
-		qsort(snap->funcs, snap->nr_funcs, sizeof(*snap->funcs),
-		      cmp_func);
-	return 0;
-}
-
 int klp_snapshot_check(const struct klp_snapshot *snap)
 {
 	size_t i = 0, j, n;
@@ -329,8 +205,8 @@ int klp_snapshot_check(const struct klp_snapshot *snap)
 			const struct klp_snap_func *g = &snap->funcs[i];
 
 			if (!g->patched) {
-				if (g->stack_pos)
-					return -EAGAIN;
+				if (g->stack_depth)
+					return -EPROTO;
 				continue;
 			}
 			n++;
@@ -338,30 +214,60 @@ int klp_snapshot_check(const struct klp_snapshot *snap)
 				depth = g->stack_depth;
 			/* sorted by position: the n-th patched func is at n */
 			if (g->stack_depth != depth || g->stack_pos != (int)n)
-				return -EAGAIN;
+				return -EPROTO;
 		}
 		if (n != depth)
-			return -EAGAIN;
+			return -EPROTO;
 	}
 	return 0;
 }
 
-int klp_snapshot_read(struct klp_snapshot *snap, const char *root)
+int klp_snapshot_parse(struct klp_snapshot *snap, FILE *in)
 {
-	int tries, err = -EAGAIN;
+	struct parser p = { .snap = snap };
+	size_t size = 0, lineno = 0;
+	char *line = NULL;
+	int err = 0;
 
-	if (!root)
-		root = KLP_SYSFS_ROOT;
-	for (tries = 0; tries < SNAP_TRIES; tries++) {
-		err = read_once(snap, root);
+	memset(snap, 0, sizeof(*snap));
+	while (getline(&line, &size, in) >= 0) {
+		err = parse_line(&p, line, ++lineno);
 		if (err)
-			return err;
-		err = klp_snapshot_check(snap);
-		if (!err)
-			return 0;
-		klp_snapshot_free(snap);
-		usleep(1000 << tries);
+			break;
 	}
+	if (!err && ferror(in))
+		err = -EIO;
+	else if (!err && !lineno)
+		err = -EPROTO;		/* empty: not even "seq" */
+	free(line);
+	free(p.object);
+	if (!err) {
+		if (snap->nr_funcs)
+			qsort(snap->funcs, snap->nr_funcs,
+			      sizeof(*snap->funcs), cmp_func);
+		err = klp_snapshot_check(snap);
+		lineno = 0;
+	}
+	if (err) {
+		klp_snapshot_free(snap);
+		if (err == -EPROTO)
+			snap->bad_line = lineno;
+	}
+	return err;
+}
+
+int klp_snapshot_read(struct klp_snapshot *snap, const char *path)
+{
+	FILE *in;
+	int err;
+
+	in = fopen(path ?: KLP_STATE_PATH, "re");
+	if (!in) {
+		memset(snap, 0, sizeof(*snap));
+		return -errno;
+	}
+	err = klp_snapshot_parse(snap, in);
+	fclose(in);
 	return err;
 }
 
@@ -369,7 +275,10 @@ void klp_snapshot_free(struct klp_snapshot *snap)
 {
 	size_t i;
 
-	drop_funcs_from(snap, 0);
+	for (i = 0; i < snap->nr_funcs; i++) {
+		free(snap->funcs[i].object);
+		free(snap->funcs[i].func);
+	}
 	free(snap->funcs);
 	for (i = 0; i < snap->nr_patches; i++)
 		free(snap->patches[i].name);

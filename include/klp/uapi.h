@@ -17,6 +17,13 @@
 /* The sysfs root of the klp core (the builtin livepatch owns /sys/kernel/livepatch). */
 #define KLP_SYSFS_ROOT "/sys/kernel/klp"
 
+/*
+ * The core's debugfs directory: "state" (the whole state in one read, see
+ * core/debugfs.c), "stacks" and "seq".
+ */
+#define KLP_DEBUGFS_DIR "/sys/kernel/debug/klp"
+#define KLP_STATE_PATH KLP_DEBUGFS_DIR "/state"
+
 /* klp:klp_object action field */
 enum klp_obj_action {
 	KLP_OBJ_DEFERRED = 0,	/* patch enabled, object module not loaded yet */

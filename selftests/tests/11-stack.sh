@@ -42,6 +42,14 @@ verify() {
 		if [ "$i" -lt "$n" ]; then want_pos+="$((n - i))/$n "; else want_pos+="0/0 "; fi
 	done
 	assert_eq "$what: winner value and stack positions" "$want | $want_pos" "$got | $pos"
+	# the core's state file, in one read, says the same
+	state=$(cat $KLP_STATE)
+	pos=""
+	for p in 1 2 3; do
+		pos+=$(awk -v p=klp_test_p$p '$1 == "func" && $2 == p && $4 == "klp_target_a" { print $6 "/" $7 }' <<< "$state")" "
+	done
+	assert_eq "$what: the state file's positions, its stacks add up" "$want_pos 0" \
+		"$pos $(state_torn <<< "$state")"
 }
 
 enable() {

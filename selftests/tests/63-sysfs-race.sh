@@ -48,11 +48,20 @@ done
 # readers too, since show takes the same mutex
 timeout $limit bash -c "for i in \$(seq 300); do cat $KLP_SYSFS/*/klp_test_target/*/stack_pos > /dev/null; done" &
 pids+=($!)
+# and the state file, each read kept: one hold of the mutex, never torn
+timeout $limit bash -c "for i in \$(seq 200); do cat $KLP_STATE > $work/state.\$i; done" &
+pids+=($!)
 rcs=""
 for pid in "${pids[@]}"; do wait "$pid"; rcs+="$? "; done
 diag "writers done in $(( $(date +%s) - t0 )) s"
 echo 0 > $TRACEFS/tracing_on
-assert_eq "no writer or reader hung (none hit the timeout)" "0 0 0 0 0 0" "${rcs% }"
+assert_eq "no writer or reader hung (none hit the timeout)" "0 0 0 0 0 0 0" "${rcs% }"
+torn=0
+for f in $work/state.*; do torn=$((torn + $(state_torn < "$f"))); done
+seqs=$(head -q -n 1 $work/state.* | sort -u | wc -l)
+diag "200 reads of the state file saw $seqs different seqs"
+assert_eq "200 reads of the state file during the writes: no stack torn" 0 "$torn"
+check "the state file changed under the reads (more than one seq seen)" [ "$seqs" -gt 1 ]
 
 # Each writer's failed writes: all EINVAL; with its successful ones, N.
 for w in "${!wp[@]}"; do
@@ -102,6 +111,10 @@ else
 	assert_eq "no patch enabled: original runs" 100 "$(target a)"
 fi
 check "the trace buffer did not overflow" eval "! grep -q 'LOST' $TRACEFS/trace"
+state=$(cat $KLP_STATE)
+assert_eq "the state file's seq is the last event's, its patches' enabled are sysfs's" \
+	"seq $(cat /sys/kernel/debug/klp/seq) $(for p in 1 2 3; do echo -n "$(patch_enabled klp_test_p$p)"; done)" \
+	"$(head -n 1 <<< "$state") $(awk '$1 == "patch" && $2 ~ /^klp_test_p[123]$/ { printf "%s", $3 }' <<< "$state")"
 
 # --- unregister under readers ---------------------------------------------
 # klp_test_api's patch (klp_target_c -> 8003) goes through CYCLES

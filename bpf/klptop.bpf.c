@@ -13,9 +13,13 @@
  * one struct klp_transition_event, so klptop stays current without
  * polling sysfs.
  *
- * The context structs of the module's tracepoints come from
- * include/klp/uapi.h (no module BTF on the stock kernel, so no tp_btf);
- * klp_redirect, whose arguments are plain integers, is a raw tracepoint.
+ * Every program is a raw tracepoint: it runs straight from the tracepoint
+ * with its arguments (declared once, in include/klp/uapi.h), without the
+ * trace record and the perf event a tp/ program sits behind, so a call
+ * costs less, perf's own view of the events is untouched, and nothing here
+ * depends on a record's layout.  Strings are the core's, read with
+ * bpf_probe_read_kernel_str().  (No tp_btf: Debian's headers ship no
+ * module BTF for a module built out of tree.)
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -23,14 +27,6 @@
 #include <klp/uapi.h>
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
-
-/*
- * A tp/ program's return value filters the event for perf: on 0,
- * perf_trace_run_bpf_submit() drops it for every perf event on that
- * tracepoint, so `perf record -e klp:*` beside klptop would see no
- * transitions.  klptop only watches: those programs let the event through.
- */
-#define KLP_TP_PASS 1
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
@@ -48,14 +44,8 @@ struct {
 __u64 lost_hits = 0;		/* hits map full */
 __u64 lost_events = 0;		/* ring buffer full */
 
-/*
- * A raw tracepoint: run straight from the tracepoint with its arguments,
- * without the trace record and the perf event a tp/ program sits behind,
- * so each call costs less and perf's own view of the event is untouched.
- */
 SEC("raw_tp/klp_redirect")
-int BPF_PROG(klptop_redirect, unsigned long old_addr, unsigned long new_func,
-	     unsigned int id)
+int BPF_PROG(klptop_redirect, KLP_TP_REDIRECT_PROTO)
 {
 	struct klp_hit_key key = {
 		.old_addr = old_addr,
@@ -84,11 +74,9 @@ int BPF_PROG(klptop_redirect, unsigned long old_addr, unsigned long new_func,
 	return 0;
 }
 
-/* __data_loc strings live at ctx + low 16 bits of the field. */
-static __always_inline void copy_loc_str(char *dst, __u32 size, void *ctx,
-					 __u32 loc)
+static __always_inline void copy_str(char *dst, __u32 size, const char *src)
 {
-	if (bpf_probe_read_kernel_str(dst, size, ctx + KLP_DATA_LOC_OFF(loc)) < 0)
+	if (bpf_probe_read_kernel_str(dst, size, src) < 0)
 		dst[0] = '\0';
 }
 
@@ -119,100 +107,102 @@ reserve_event(__u32 type, __u64 seq)
 	return e;
 }
 
-static __always_inline int handle_patch(struct klp_patch_ctx *ctx, __u32 type)
+static __always_inline int patch_event(__u32 type, KLP_TP_PATCH_PROTO)
 {
-	struct klp_transition_event *e = reserve_event(type, ctx->seq);
+	struct klp_transition_event *e = reserve_event(type, seq);
 
 	if (!e)
-		return KLP_TP_PASS;
-	e->ret = ctx->ret;
-	copy_loc_str(e->patch, sizeof(e->patch), ctx, ctx->patch);
+		return 0;
+	e->ret = ret;
+	copy_str(e->patch, sizeof(e->patch), patch);
 	bpf_ringbuf_submit(e, 0);
-	return KLP_TP_PASS;
+	return 0;
 }
 
-SEC("tp/klp/klp_patch_register")
-int klptop_register(struct klp_patch_ctx *ctx)
+SEC("raw_tp/klp_patch_register")
+int BPF_PROG(klptop_register, KLP_TP_PATCH_PROTO)
 {
-	return handle_patch(ctx, KLP_EV_PATCH_REGISTER);
+	return patch_event(KLP_EV_PATCH_REGISTER, seq, patch, ret);
 }
 
-SEC("tp/klp/klp_patch_unregister")
-int klptop_unregister(struct klp_patch_ctx *ctx)
+SEC("raw_tp/klp_patch_unregister")
+int BPF_PROG(klptop_unregister, KLP_TP_PATCH_PROTO)
 {
-	return handle_patch(ctx, KLP_EV_PATCH_UNREGISTER);
+	return patch_event(KLP_EV_PATCH_UNREGISTER, seq, patch, ret);
 }
 
-SEC("tp/klp/klp_patch_enable")
-int klptop_enable(struct klp_patch_ctx *ctx)
+SEC("raw_tp/klp_patch_enable")
+int BPF_PROG(klptop_enable, KLP_TP_PATCH_PROTO)
 {
-	return handle_patch(ctx, KLP_EV_PATCH_ENABLE);
+	return patch_event(KLP_EV_PATCH_ENABLE, seq, patch, ret);
 }
 
-SEC("tp/klp/klp_patch_disable")
-int klptop_disable(struct klp_patch_ctx *ctx)
+SEC("raw_tp/klp_patch_disable")
+int BPF_PROG(klptop_disable, KLP_TP_PATCH_PROTO)
 {
-	return handle_patch(ctx, KLP_EV_PATCH_DISABLE);
+	return patch_event(KLP_EV_PATCH_DISABLE, seq, patch, ret);
 }
 
-static __always_inline int handle_func(struct klp_func_ctx *ctx, __u32 type)
+static __always_inline int func_event(__u32 type, KLP_TP_FUNC_PROTO)
 {
-	struct klp_transition_event *e = reserve_event(type, ctx->seq);
+	struct klp_transition_event *e = reserve_event(type, seq);
 
 	if (!e)
-		return KLP_TP_PASS;
-	e->old_addr = ctx->old_addr;
-	e->id = ctx->id;
-	e->depth = ctx->depth;
-	e->winner_id = ctx->winner_id;
-	e->cause = ctx->cause;
-	copy_loc_str(e->object, sizeof(e->object), ctx, ctx->object);
-	copy_loc_str(e->func, sizeof(e->func), ctx, ctx->func);
-	copy_loc_str(e->patch, sizeof(e->patch), ctx, ctx->patch);
-	copy_loc_str(e->winner, sizeof(e->winner), ctx, ctx->winner);
+		return 0;
+	e->old_addr = old_addr;
+	e->id = id;
+	e->depth = depth;
+	e->winner_id = winner_id;
+	e->cause = cause;
+	copy_str(e->object, sizeof(e->object), object);
+	copy_str(e->func, sizeof(e->func), func);
+	copy_str(e->patch, sizeof(e->patch), patch);
+	copy_str(e->winner, sizeof(e->winner), winner);
 	bpf_ringbuf_submit(e, 0);
-	return KLP_TP_PASS;
+	return 0;
 }
 
-SEC("tp/klp/klp_func_push")
-int klptop_push(struct klp_func_ctx *ctx)
+SEC("raw_tp/klp_func_push")
+int BPF_PROG(klptop_push, KLP_TP_FUNC_PROTO)
 {
-	return handle_func(ctx, KLP_EV_FUNC_PUSH);
+	return func_event(KLP_EV_FUNC_PUSH, seq, object, func, patch,
+			  old_addr, id, depth, winner, winner_id, cause);
 }
 
-SEC("tp/klp/klp_func_pop")
-int klptop_pop(struct klp_func_ctx *ctx)
+SEC("raw_tp/klp_func_pop")
+int BPF_PROG(klptop_pop, KLP_TP_FUNC_PROTO)
 {
-	return handle_func(ctx, KLP_EV_FUNC_POP);
+	return func_event(KLP_EV_FUNC_POP, seq, object, func, patch,
+			  old_addr, id, depth, winner, winner_id, cause);
 }
 
-SEC("tp/klp/klp_object")
-int klptop_object(struct klp_object_ctx *ctx)
+SEC("raw_tp/klp_object")
+int BPF_PROG(klptop_object, KLP_TP_OBJECT_PROTO)
 {
-	struct klp_transition_event *e = reserve_event(KLP_EV_OBJECT, ctx->seq);
+	struct klp_transition_event *e = reserve_event(KLP_EV_OBJECT, seq);
 
 	if (!e)
-		return KLP_TP_PASS;
-	e->ret = ctx->action;
-	e->cause = ctx->cause;
-	copy_loc_str(e->patch, sizeof(e->patch), ctx, ctx->patch);
-	copy_loc_str(e->object, sizeof(e->object), ctx, ctx->object);
+		return 0;
+	e->ret = action;
+	e->cause = cause;
+	copy_str(e->patch, sizeof(e->patch), patch);
+	copy_str(e->object, sizeof(e->object), object);
 	bpf_ringbuf_submit(e, 0);
-	return KLP_TP_PASS;
+	return 0;
 }
 
-SEC("tp/klp/klp_enable_failed")
-int klptop_failed(struct klp_enable_failed_ctx *ctx)
+SEC("raw_tp/klp_enable_failed")
+int BPF_PROG(klptop_failed, KLP_TP_ENABLE_FAILED_PROTO)
 {
 	struct klp_transition_event *e = reserve_event(KLP_EV_ENABLE_FAILED,
-							     ctx->seq);
+							     seq);
 
 	if (!e)
-		return KLP_TP_PASS;
-	e->ret = ctx->err;
-	copy_loc_str(e->patch, sizeof(e->patch), ctx, ctx->patch);
-	copy_loc_str(e->object, sizeof(e->object), ctx, ctx->object);
-	copy_loc_str(e->func, sizeof(e->func), ctx, ctx->func);
+		return 0;
+	e->ret = err;
+	copy_str(e->patch, sizeof(e->patch), patch);
+	copy_str(e->object, sizeof(e->object), object);
+	copy_str(e->func, sizeof(e->func), func);
 	bpf_ringbuf_submit(e, 0);
-	return KLP_TP_PASS;
+	return 0;
 }

@@ -7,7 +7,8 @@
  * also names the function and the winning patch, so perf and bpftrace
  * need no symbol lookup (on 6.12 /proc/kallsyms keeps the names of freed
  * module init code, which userspace symbolizers then give to the modules
- * loaded into that memory).  It fires only where RCU is watching: a patched function that runs in the idle loop after RCU has
+ * loaded into that memory).  It fires only where RCU is watching: a
+ * patched function that runs in the idle loop after RCU has
  * stopped watching the CPU (or in other RCU-idle code) is still
  * redirected, but those calls are not reported, so tools do not count them.
  * A tracepoint's consumers (BPF, perf) rely on RCU; lockdep kernels warn
@@ -18,7 +19,9 @@
  * order the core made the changes, so a consumer reading several CPUs'
  * buffers puts them back in order without trusting timestamps; the last
  * one given is in debugfs, klp/seq.  Each TP_printk uses only helpers that
- * libtraceevent knows, so perf script and klp-trace parse them.
+ * libtraceevent knows, so perf script and klp-trace parse them.  The
+ * arguments of each are declared once, in include/klp/uapi.h, for this
+ * file and the BPF programs that take them (raw_tp).
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM klp
@@ -56,8 +59,7 @@ TRACE_DEFINE_ENUM(KLP_CAUSE_ROLLBACK);
 
 TRACE_EVENT_CONDITION(klp_redirect,
 
-	TP_PROTO(unsigned long old_addr, unsigned long new_func,
-		 unsigned int id, const char *func, const char *patch),
+	TP_PROTO(KLP_TP_REDIRECT_PROTO),
 
 	TP_ARGS(old_addr, new_func, id, func, patch),
 
@@ -85,7 +87,7 @@ TRACE_EVENT_CONDITION(klp_redirect,
 
 DECLARE_EVENT_CLASS(klp_patch_class,
 
-	TP_PROTO(u64 seq, const char *patch, int ret),
+	TP_PROTO(KLP_TP_PATCH_PROTO),
 
 	TP_ARGS(seq, patch, ret),
 
@@ -106,13 +108,13 @@ DECLARE_EVENT_CLASS(klp_patch_class,
 );
 
 DEFINE_EVENT(klp_patch_class, klp_patch_register,
-	TP_PROTO(u64 seq, const char *patch, int ret), TP_ARGS(seq, patch, ret));
+	TP_PROTO(KLP_TP_PATCH_PROTO), TP_ARGS(seq, patch, ret));
 DEFINE_EVENT(klp_patch_class, klp_patch_unregister,
-	TP_PROTO(u64 seq, const char *patch, int ret), TP_ARGS(seq, patch, ret));
+	TP_PROTO(KLP_TP_PATCH_PROTO), TP_ARGS(seq, patch, ret));
 DEFINE_EVENT(klp_patch_class, klp_patch_enable,
-	TP_PROTO(u64 seq, const char *patch, int ret), TP_ARGS(seq, patch, ret));
+	TP_PROTO(KLP_TP_PATCH_PROTO), TP_ARGS(seq, patch, ret));
 DEFINE_EVENT(klp_patch_class, klp_patch_disable,
-	TP_PROTO(u64 seq, const char *patch, int ret), TP_ARGS(seq, patch, ret));
+	TP_PROTO(KLP_TP_PATCH_PROTO), TP_ARGS(seq, patch, ret));
 
 /*
  * A func pushed on or popped off the func_stack of old_addr.  depth is the
@@ -122,10 +124,7 @@ DEFINE_EVENT(klp_patch_class, klp_patch_disable,
  */
 DECLARE_EVENT_CLASS(klp_func_class,
 
-	TP_PROTO(u64 seq, const char *object, const char *func,
-		 const char *patch, unsigned long old_addr, unsigned int id,
-		 unsigned int depth, const char *winner, unsigned int winner_id,
-		 int cause),
+	TP_PROTO(KLP_TP_FUNC_PROTO),
 
 	TP_ARGS(seq, object, func, patch, old_addr, id, depth, winner,
 		winner_id, cause),
@@ -164,24 +163,17 @@ DECLARE_EVENT_CLASS(klp_func_class,
 );
 
 DEFINE_EVENT(klp_func_class, klp_func_push,
-	TP_PROTO(u64 seq, const char *object, const char *func,
-		 const char *patch, unsigned long old_addr, unsigned int id,
-		 unsigned int depth, const char *winner, unsigned int winner_id,
-		 int cause),
+	TP_PROTO(KLP_TP_FUNC_PROTO),
 	TP_ARGS(seq, object, func, patch, old_addr, id, depth, winner,
 		winner_id, cause));
 DEFINE_EVENT(klp_func_class, klp_func_pop,
-	TP_PROTO(u64 seq, const char *object, const char *func,
-		 const char *patch, unsigned long old_addr, unsigned int id,
-		 unsigned int depth, const char *winner, unsigned int winner_id,
-		 int cause),
+	TP_PROTO(KLP_TP_FUNC_PROTO),
 	TP_ARGS(seq, object, func, patch, old_addr, id, depth, winner,
 		winner_id, cause));
 
 TRACE_EVENT(klp_object,
 
-	TP_PROTO(u64 seq, const char *patch, const char *object, int action,
-		 int cause),
+	TP_PROTO(KLP_TP_OBJECT_PROTO),
 
 	TP_ARGS(seq, patch, object, action, cause),
 
@@ -208,8 +200,7 @@ TRACE_EVENT(klp_object,
 
 TRACE_EVENT(klp_enable_failed,
 
-	TP_PROTO(u64 seq, const char *patch, const char *object,
-		 const char *func, int err),
+	TP_PROTO(KLP_TP_ENABLE_FAILED_PROTO),
 
 	TP_ARGS(seq, patch, object, func, err),
 

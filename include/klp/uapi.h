@@ -3,9 +3,7 @@
  * uapi.h - what crosses the kernel/BPF/userspace boundary of klp
  *
  * Included by the core module, by the BPF programs (after vmlinux.h) and by
- * userspace.  The *_ctx structs mirror the records of the klp:* tracepoints
- * (see /sys/kernel/tracing/events/klp/<event>/format); the selftests check
- * every offset here against those format files.
+ * userspace.
  */
 #ifndef _KLP_UAPI_H
 #define _KLP_UAPI_H
@@ -43,70 +41,37 @@ enum klp_cause {
 	KLP_CAUSE_ROLLBACK = 5,		/* undoing a failed enable or module load */
 };
 
-/* Common header of every trace record. */
-struct klp_trace_common {
-	__u16 common_type;
-	__u8 common_flags;
-	__u8 common_preempt_count;
-	__s32 common_pid;
-};
+/*
+ * The arguments of the klp:* tracepoints, in order: core/klp_trace.h
+ * declares the tracepoints with these and the BPF programs (raw_tp) take
+ * them, so each event is described once (TP_ARGS and the BPF programs
+ * name the arguments in this order; the tracing and klptop selftests
+ * check every field end to end).  The record each tracepoint writes for
+ * perf, bpftrace and klp-trace has the same fields (its format file:
+ * /sys/kernel/tracing/events/klp/<event>/format).  u64 is the kernel's
+ * and vmlinux.h's.
+ */
 
-/* A __data_loc field: offset of the string from the record start, and length. */
-#define KLP_DATA_LOC_OFF(loc) ((loc) & 0xffff)
-#define KLP_DATA_LOC_LEN(loc) ((loc) >> 16)
-
-/* klp:klp_redirect */
-struct klp_redirect_ctx {
-	struct klp_trace_common common;
-	__u64 old_addr;
-	__u64 new_func;
-	__u32 id;
-	__u32 func;		/* __data_loc char[]: the patched function */
-	__u32 patch;		/* __data_loc char[]: the winning patch */
-};
+/* klp:klp_redirect: one redirected call, to the func with this id */
+#define KLP_TP_REDIRECT_PROTO unsigned long old_addr, unsigned long new_func, \
+	unsigned int id, const char *func, const char *patch
 
 /* klp:klp_patch_{register,unregister,enable,disable} */
-struct klp_patch_ctx {
-	struct klp_trace_common common;
-	__u64 seq;		/* the core's transition number */
-	__u32 patch;		/* __data_loc char[] */
-	__s32 ret;
-};
+#define KLP_TP_PATCH_PROTO u64 seq, const char *patch, int ret
 
-/* klp:klp_func_{push,pop} */
-struct klp_func_ctx {
-	struct klp_trace_common common;
-	__u64 seq;
-	__u32 object;		/* __data_loc char[] */
-	__u32 func;		/* __data_loc char[] */
-	__u32 patch;		/* __data_loc char[] */
-	__u32 winner;		/* __data_loc char[] */
-	__u64 old_addr;
-	__u32 id;
-	__u32 depth;
-	__u32 winner_id;
-	__s32 cause;		/* enum klp_cause */
-};
+/* klp:klp_func_{push,pop}; cause is an enum klp_cause */
+#define KLP_TP_FUNC_PROTO u64 seq, const char *object, const char *func, \
+	const char *patch, unsigned long old_addr, unsigned int id, \
+	unsigned int depth, const char *winner, unsigned int winner_id, \
+	int cause
 
-/* klp:klp_object */
-struct klp_object_ctx {
-	struct klp_trace_common common;
-	__u64 seq;
-	__u32 patch;		/* __data_loc char[] */
-	__u32 object;		/* __data_loc char[] */
-	__s32 action;		/* enum klp_obj_action */
-	__s32 cause;		/* enum klp_cause */
-};
+/* klp:klp_object; action is an enum klp_obj_action, cause an enum klp_cause */
+#define KLP_TP_OBJECT_PROTO u64 seq, const char *patch, const char *object, \
+	int action, int cause
 
 /* klp:klp_enable_failed */
-struct klp_enable_failed_ctx {
-	struct klp_trace_common common;
-	__u64 seq;
-	__u32 patch;		/* __data_loc char[] */
-	__u32 object;		/* __data_loc char[] */
-	__u32 func;		/* __data_loc char[] */
-	__s32 err;
-};
+#define KLP_TP_ENABLE_FAILED_PROTO u64 seq, const char *patch, \
+	const char *object, const char *func, int err
 
 /*
  * BPF maps.  hits: BPF_MAP_TYPE_PERCPU_HASH, key struct klp_hit_key,

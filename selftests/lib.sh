@@ -70,6 +70,18 @@ bail() {
 	ktap_finish
 }
 
+# wait_until SECONDS CMD [ARGS...]: run CMD every 0.1 s until it succeeds
+# (0) or SECONDS, times KLP_TIMEOUT_SCALE (a debug kernel is slower), have
+# passed (1).
+wait_until() {
+	local end=$(( ${EPOCHREALTIME/./} + $1 * ${KLP_TIMEOUT_SCALE:-1} * 1000000 ))
+	shift
+	until "$@"; do
+		[ "${EPOCHREALTIME/./}" -lt "$end" ] || return 1
+		sleep 0.1
+	done
+}
+
 # --- guest helpers -------------------------------------------------------
 
 # Load a module from the tree, quietly; returns insmod's status.
@@ -94,7 +106,8 @@ klp_modpath() {
 	return 1
 }
 
-# dmesg_mark, then dmesg_since: the kernel log lines that came after the mark
+# dmesg_mark at the start of a test step, then dmesg_since: the kernel log
+# lines that came after the mark (all of it before any mark)
 dmesg_mark() {
 	KLP_DMESG_MARK=$(dmesg | wc -l)
 }
@@ -103,9 +116,9 @@ dmesg_since() {
 	dmesg | tail -n +$((${KLP_DMESG_MARK:-0} + 1))
 }
 
-# Last kernel log line that matches a pattern (for error message checks).
+# dmesg_has PATTERN: a line since the last dmesg_mark matches (grep -e)
 dmesg_has() {
-	dmesg | grep -q -- "$1"
+	dmesg_since | grep -q -- "$1"
 }
 
 # target FN: call klp_target_FN once from userspace, print its value
@@ -162,6 +175,15 @@ state_torn() {
 	}'
 }
 
+# target_load_slow: start loading klp_test_target with an init that sleeps
+# (like a driver probing at boot) and return once it is in that init
+# (COMING); TARGET_PID is the insmod to wait for.
+target_load_slow() {
+	klp_insmod klp_test_target init_delay_ms=$((3000 * ${KLP_TIMEOUT_SCALE:-1})) &
+	TARGET_PID=$!
+	wait_until 5 grep -q '^klp_test_target .* Loading ' /proc/modules
+}
+
 tainted_livepatch() {
 	[ $(( $(cat /proc/sys/kernel/tainted) & 32768 )) != 0 ]
 }
@@ -172,15 +194,13 @@ tainted_livepatch() {
 # (stderr to JSON.err); once its first interval is out, KT_PID is its pid
 # and KT_MAP the id of its hits map.  Fails if either does not come.
 klptop_attach() {
-	local id i
-	"$KLP_BIN/klptop" --json 1 > "$1" 2> "$1.err" &
+	local id json=$1
+	"$KLP_BIN/klptop" --json 1 > "$json" 2> "$json.err" &
 	KT_PID=$!
 	KT_MAP=
-	for ((i = 0; i < 200; i++)); do
-		[ "$(wc -l < "$1")" -ge 1 ] && break
-		kill -0 "$KT_PID" 2>/dev/null || return 1
-		sleep 0.2
-	done
+	# (wait_until runs the command in its own frame: no $1 in there)
+	wait_until 40 eval '[ "$(wc -l < "$json")" -ge 1 ] || ! kill -0 $KT_PID 2>/dev/null'
+	kill -0 "$KT_PID" 2>/dev/null || return 1
 	for id in $(bpftool prog show -j | jq '.[] | select(.name == "klptop_redirect") | .map_ids[]'); do
 		[ "$(bpftool map show id "$id" -j | jq -r .name)" = hits ] && KT_MAP=$id
 	done
@@ -219,15 +239,11 @@ perf_event_fds() {
 # No workload: perf stat -a then counts until SIGINT, where a workload
 # would ignore SIGINT as a background job and perf would wait for it.
 perf_count_start() {
-	local i ncpu
+	local ncpu
 	ncpu=$(nproc)
 	perf stat -a -x, -e klp:klp_redirect -o "$1" &
 	PERF_PID=$!
-	for ((i = 0; i < 300; i++)); do
-		[ "$(perf_event_fds $PERF_PID)" -ge "$ncpu" ] && return 0
-		sleep 0.2
-	done
-	return 1
+	wait_until 60 eval '[ "$(perf_event_fds $PERF_PID)" -ge "$ncpu" ]'
 }
 
 # perf_count_stop FILE: stop that perf stat; PERF_COUNT is its count

@@ -52,6 +52,7 @@ check "target unloads" rmmod klp_test_target
 before=$(cat $TRACEFS/enabled_functions | sort)
 check "builtin livepatch patch for klp_target_b (deferred) loads" \
 	klp_insmod klp_test_builtin func=klp_target_b
+dmesg_mark
 check "target load refused: its patches conflict" eval '! klp_insmod klp_test_target'
 check "dmesg names the refused module" dmesg_has "refusing the module"
 check "dmesg names the function and the builtin patch" dmesg_has "function 'klp_target_b' is already live patched by the kernel's builtin livepatch (patch 'klp_test_builtin'"

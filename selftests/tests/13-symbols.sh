@@ -21,10 +21,12 @@ nothing_left() {
 		"$([ -e "$KLP_SYSFS/klp_test_probe" ] && echo present || echo absent)|$(sort "$TRACEFS/enabled_functions")|$(cat /proc/cmdline)|$(target a) $(target b) $(target c)"
 }
 
+dmesg_mark
 check "missing vmlinux symbol refused" eval '! klp_insmod klp_test_probe funcs=klp_no_such_function'
 check "error names the missing symbol" dmesg_has "symbol 'klp_no_such_function' not found in object 'vmlinux'"
 nothing_left "missing vmlinux symbol"
 
+dmesg_mark
 check "missing module symbol refused" eval '! klp_insmod klp_test_probe objname=klp_test_target funcs=klp_target_a,klp_target_zz'
 check "error names the missing module symbol" dmesg_has "symbol 'klp_target_zz' not found in object 'klp_test_target'"
 nothing_left "missing module symbol"
@@ -35,12 +37,14 @@ amb=$(awk 'NF == 3 && ($2 == "t" || $2 == "T") { n[$3]++ } END { for (s in n) if
 amb_addrs=$(awk -v s="$amb" 'NF == 3 && $3 == s { print $1 }' /proc/kallsyms)
 diag "ambiguous symbol: $amb at" $amb_addrs
 check "found an ambiguous vmlinux symbol" test -n "$amb"
+dmesg_mark
 check "ambiguous symbol refused" eval "! klp_insmod klp_test_probe funcs=$amb"
 check "error names the ambiguity" dmesg_has "unresolvable ambiguity (2 matches) on symbol '$amb' in object 'vmlinux'"
 nothing_left "ambiguous symbol"
 
 real=$(awk 'NF == 3 && $3 == "cmdline_proc_show" { print $1 }' /proc/kallsyms)
 wrong=$(printf '0x%x' $((0x$real + 16)))
+dmesg_mark
 check "wrong old_addr refused" eval "! klp_insmod klp_test_probe funcs=cmdline_proc_show old_addr=$wrong"
 check "error names symbol and address" dmesg_has "symbol 'cmdline_proc_show' not found at specified address 0x0*${wrong#0x}"
 nothing_left "wrong old_addr"

@@ -12,13 +12,11 @@ klp_insmod klp_test_target || { not_ok "target loads"; ktap_finish; }
 BUILTIN=/sys/kernel/livepatch/klp_test_builtin
 
 # done when transition reads 0, or the patch is gone (freed after disable)
+builtin_settled() {
+	[ ! -e $BUILTIN ] || [ "$(cat $BUILTIN/transition 2>/dev/null)" = 0 ]
+}
 wait_builtin_transition() {
-	local i
-	for i in $(seq 100); do
-		[ ! -e $BUILTIN ] || [ "$(cat $BUILTIN/transition 2>/dev/null)" = 0 ] && return 0
-		sleep 0.1
-	done
-	return 1
+	wait_until 10 builtin_settled
 }
 
 check "klp p1 patches klp_target_a and _b" klp_insmod klp_test_p1
@@ -43,7 +41,7 @@ assert_eq "ftrace enabled_functions unchanged" "$before" "$(sort "$TRACEFS/enabl
 # The other way round: the builtin cannot take a function klp holds.
 check "builtin patch disabled" eval "echo 0 > $BUILTIN/enabled"
 check "builtin transition completes" wait_builtin_transition
-check "builtin patch module removed" eval 'for i in $(seq 50); do rmmod klp_test_builtin 2>/dev/null && break; sleep 0.1; done; ! grep -q "^klp_test_builtin " /proc/modules'
+check "builtin patch module removed" eval 'wait_until 5 rmmod klp_test_builtin 2>/dev/null; ! grep -q "^klp_test_builtin " /proc/modules'
 assert_eq "klp_target_c original again" 300 "$(target c)"
 dmesg_mark
 err=$(insmod "$(klp_modpath klp_test_builtin)" func=klp_target_a 2>&1)

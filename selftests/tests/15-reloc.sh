@@ -21,6 +21,7 @@ sym() {	# sym NAME [MODULE]: address from /proc/kallsyms
 hex() { printf '%x' "$1"; }
 jiffies=$(sym jiffies)
 
+dmesg_mark
 for b in outside type overflow missing; do
 	check "broken relocation '$b' refused" eval "! klp_insmod klp_test_reloc bad=$b"
 done
@@ -28,6 +29,7 @@ check "outside: error names the bounds" dmesg_has "lies outside module 'klp_test
 check "type: error names the type" dmesg_has "unsupported relocation type 9"
 check "overflow: error names the overflow" dmesg_has "overflows type 10"
 check "missing: error names the symbol" dmesg_has "symbol 'klp_target_zz' not found in object 'klp_test_target'"
+dmesg_mark
 check "wrong vmlinux val refused" eval "! klp_insmod klp_test_reloc vmlinux_val=0x$(hex $((0x$jiffies + 8)))"
 check "wrong vmlinux val: error names the symbol" dmesg_has "symbol 'jiffies' not found at specified address"
 check "nothing registered by the refused loads" test ! -e "$KLP_SYSFS/klp_test_reloc"

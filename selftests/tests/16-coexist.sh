@@ -48,15 +48,6 @@ patch_won() {
 		"1001 $N | 0" "$VALUES | $ENTERED"
 }
 
-# dmesg_mark / dmesg_new: the kernel log lines since the mark
-dmesg_mark() {
-	DMESG_LINES=$(dmesg | wc -l)
-}
-
-dmesg_new() {
-	dmesg | tail -n +$((DMESG_LINES + 1))
-}
-
 # insmod_err MODULE ARGS...: load MODULE from the test modules, print what
 # insmod said (empty if it loaded)
 insmod_err() {
@@ -119,7 +110,7 @@ check "post_handler kprobe on p1's klp_target_a refused with EBUSY" \
 	eval '[[ $out == *"Device or resource busy"* ]]'
 assert_eq "the kprobe module names the function and the error" \
 	"klp_test_kprobe: kprobe with post_handler on function 'klp_target_a' refused: -EBUSY" \
-	"$(dmesg_new | grep -o 'klp_test_kprobe: .*')"
+	"$(dmesg_since | grep -o 'klp_test_kprobe: .*')"
 check "no kprobe module left" test ! -e /sys/module/klp_test_kprobe
 calls_a
 patch_won "after the refused kprobe"
@@ -134,7 +125,7 @@ out=$(insmod_err klp_test_probe objname=klp_test_target funcs=klp_target_c)
 check "klp patch on the kprobed klp_target_c refused with EBUSY" \
 	eval '[[ $out == *"Device or resource busy"* ]]'
 assert_eq "the core names the function" 1 \
-	"$(dmesg_new | grep -c "klp: function 'klp_target_c' is already modified by another IPMODIFY ftrace user")"
+	"$(dmesg_since | grep -c "klp: function 'klp_target_c' is already modified by another IPMODIFY ftrace user")"
 check "no sysfs entry left for the refused patch" test ! -e "$KLP_SYSFS/klp_test_probe"
 assert_eq "klp_target_c original, kprobe still counting" "300 $((N + 1))" "$(target c) $(cat $KP_HITS)"
 calls_a
@@ -149,7 +140,7 @@ check "post_handler kprobe on the patched klp_target_c refused with EBUSY" \
 	eval '[[ $out == *"Device or resource busy"* ]]'
 assert_eq "the kprobe module names the function and the error" \
 	"klp_test_kprobe: kprobe with post_handler on function 'klp_target_c' refused: -EBUSY" \
-	"$(dmesg_new | grep -o 'klp_test_kprobe: .*')"
+	"$(dmesg_since | grep -o 'klp_test_kprobe: .*')"
 ec0=$(entered c)
 assert_eq "klp_target_c patched, original not entered" "9000 0" \
 	"$(target c) $(( $(entered c) - ec0 ))"

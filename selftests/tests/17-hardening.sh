@@ -15,8 +15,6 @@ ktap_start "hardening: silent failures refused"
 
 klp_insmod klp || bail "core loads"
 FE=/proc/sys/kernel/ftrace_enabled
-since() { dmesg | tail -n +$(($1 + 1)); }	# since LINE: the log after LINE
-logn() { dmesg | wc -l; }
 werr() { { echo "$2" > "$1"; } 2>&1; }		# werr FILE VALUE: the write's error
 
 # --- kernel.ftrace_enabled cannot switch patches off silently -------------
@@ -39,12 +37,12 @@ else
 	check "ftrace_enabled=0 accepted with no patch applied" eval "echo 0 > $FE"
 	echo > $TRACEFS/trace
 	echo 1 > $TRACEFS/events/klp/klp_enable_failed/enable
-	l0=$(logn)
+	dmesg_mark
 	err=$(werr "$KLP_SYSFS/livepatch_sample/enabled" 1)
 	check "enable refused while ftrace is off (EBUSY)" \
 		eval 'echo "$err" | grep -q "Device or resource busy"'
 	check "the log says ftrace is off, naming the function" eval \
-		"since $l0 | grep -qF \"function 'cmdline_proc_show' cannot be patched: ftrace is disabled (sysctl kernel.ftrace_enabled = 0)\""
+		"dmesg_since | grep -qF \"function 'cmdline_proc_show' cannot be patched: ftrace is disabled (sysctl kernel.ftrace_enabled = 0)\""
 	check "klp_enable_failed says so (err=-16)" \
 		grep -q 'klp_enable_failed: seq=[0-9]* patch=livepatch_sample vmlinux:cmdline_proc_show err=-16' $TRACEFS/trace
 	echo 0 > $TRACEFS/events/klp/klp_enable_failed/enable
@@ -58,17 +56,7 @@ assert_eq "sample wins" "this has been live patched" "$(cat /proc/cmdline)"
 # --- a module still in its init counts as loaded --------------------------
 # init_delay_ms keeps klp_test_target COMING for a while, like a driver
 # probing at boot while a patch service loads patches.
-TARGET_PID=
-target_load_slow() {	# start loading the target; return once it is in its init
-	local i
-	klp_insmod klp_test_target init_delay_ms=$((3000 * ${KLP_TIMEOUT_SCALE:-1})) &
-	TARGET_PID=$!
-	for ((i = 0; i < 100; i++)); do
-		grep -q '^klp_test_target .* Loading ' /proc/modules && return 0
-		sleep 0.05
-	done
-	return 1
-}
+# (target_load_slow in lib.sh)
 loaded_patched() {	# loaded_patched PATCH: "<loaded> <a patched> <b patched>"
 	echo "$(cat $KLP_SYSFS/$1/klp_test_target/loaded) $(func_attr $1 klp_test_target klp_target_a patched) $(func_attr $1 klp_test_target klp_target_b patched)"
 }
@@ -92,44 +80,44 @@ assert_eq "p2 over p1" "2001 2002 1/2" \
 # --- __init functions are refused at registration ----------------------
 check "target unloads" rmmod klp_test_target
 check "target module in its init again" target_load_slow
-l0=$(logn)
+dmesg_mark
 check "a patch of the target's __init function is refused" \
 	eval '! klp_insmod klp_test_probe objname=klp_test_target funcs=klp_target_init'
 check "the log names the __init function" eval \
-	"since $l0 | grep -qF \"function 'klp_target_init' of object 'klp_test_target' is __init code, freed once init is done: it cannot be patched\""
+	"dmesg_since | grep -qF \"function 'klp_target_init' of object 'klp_test_target' is __init code, freed once init is done: it cannot be patched\""
 check "the target's init completes" wait $TARGET_PID
 assert_eq "p2 still wins, nothing else registered" "2001 no" \
 	"$(target a) $([ -e $KLP_SYSFS/klp_test_probe ] && echo yes || echo no)"
 # vmlinux: kernel_init_freeable is __init; kallsyms still lists it.
-l0=$(logn)
+dmesg_mark
 check "a patch of vmlinux's __init kernel_init_freeable is refused" \
 	eval '! klp_insmod klp_test_probe funcs=kernel_init_freeable'
 check "the log names it as __init" eval \
-	"since $l0 | grep -qF \"function 'kernel_init_freeable' of object 'vmlinux' is __init code\""
+	"dmesg_since | grep -qF \"function 'kernel_init_freeable' of object 'vmlinux' is __init code\""
 
 # --- a disabled patch cannot refuse its module's load --------------------
 check "target unloads" rmmod klp_test_target
 check "a patch naming a symbol the target lacks registers, disabled" \
 	klp_insmod klp_test_probe2 objname=klp_test_target funcs=klp_target_a,klp_target_zz enable=0
-l0=$(logn)
+dmesg_mark
 check "the target still loads" klp_insmod klp_test_target
 check "the log warns, naming the patch and the module" eval \
-	"since $l0 | grep -qF \"patch 'klp_test_probe2' cannot be resolved for loading module 'klp_test_target' (-2): enabling it will fail\""
+	"dmesg_since | grep -qF \"patch 'klp_test_probe2' cannot be resolved for loading module 'klp_test_target' (-2): enabling it will fail\""
 assert_eq "p2 over p1 reapplied" "2001 2002" "$(target a) $(target b)"
-l0=$(logn)
+dmesg_mark
 err=$(werr "$KLP_SYSFS/klp_test_probe2/enabled" 1)
 check "enabling it fails (ENOENT)" eval 'echo "$err" | grep -q "No such file or directory"'
 check "with the resolution error again" eval \
-	"since $l0 | grep -qF \"symbol 'klp_target_zz' not found in object 'klp_test_target'\""
+	"dmesg_since | grep -qF \"symbol 'klp_target_zz' not found in object 'klp_test_target'\""
 assert_eq "it stays disabled, nothing applied" "0 0 2001" \
 	"$(patch_enabled klp_test_probe2) $(func_attr klp_test_probe2 klp_test_target klp_target_a patched) $(target a)"
 
 # --- a patch module whose init fails with its patch applied --------------
-l0=$(logn)
+dmesg_mark
 check "p3 whose init fails after enabling its patch is refused" \
 	eval '! klp_insmod klp_test_p3 fail_init=1'
 check "the log says the patch is reverted and unregistered" eval \
-	"since $l0 | grep -qF \"patch module 'klp_test_p3' is going away with its patch still registered and enabled: reverting and unregistering it\""
+	"dmesg_since | grep -qF \"patch module 'klp_test_p3' is going away with its patch still registered and enabled: reverting and unregistering it\""
 assert_eq "p2 wins again, p3 left no sysfs entry" "2001 2002 no" \
 	"$(target a) $(target b) $([ -e $KLP_SYSFS/klp_test_p3 ] && echo yes || echo no)"
 assert_eq "stacks hold p2 over p1 only" "klp_test_target klp_target_a 2 klp_test_p2 klp_test_p1" \

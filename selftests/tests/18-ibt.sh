@@ -36,7 +36,6 @@ insn4() {	# insn4 ADDR-HEX: the 4 bytes at that kernel address, "f3 0f 1e fa"
 ksym() { awk -v s="$1" 'NF == 3 && $3 == s { print $1; exit }' /proc/kallsyms; }
 ENDBR="f3 0f 1e fa"
 SEALED="66 0f 1f 00"
-since() { dmesg | tail -n +$(($1 + 1)); }
 
 # --- the refusal path (the fault-injection build of the core) -------------
 # A function neither starting with ENDBR64 nor one klp has a trampoline
@@ -50,14 +49,14 @@ done
 [ -n "$noendbr" ] || bail "a function without ENDBR64 among the first local symbols"
 diag "$noendbr starts with $(insn4 "$(ksym "$noendbr")")"
 FAULT_KO=$KLP_TOP/build/core-fault/klp.ko
-l0=$(dmesg | wc -l)
+dmesg_mark
 err=$(insmod "$FAULT_KO" call_check="$noendbr" 2>&1)
 rc=$?
 if [ $ibt = y ]; then
 	check "a core that would call $noendbr through a pointer refuses to load (ENOEXEC, insmod: Invalid module format)" \
 		eval '[ $rc != 0 ] && echo "$err" | grep -q "Invalid module format"'
 	check "the log names the function and why" eval \
-		"since $l0 | grep -qF \"function '$noendbr' does not start with ENDBR64\""
+		"dmesg_since | grep -qF \"function '$noendbr' does not start with ENDBR64\""
 	check "nothing of the refused core is left (module, trampoline hook)" eval \
 		'! grep -q "^klp " /proc/modules && ! grep -q "klp_tramp" $TRACEFS/enabled_functions'
 	check "with call_check=text_poke (ENDBR64) it loads" \
@@ -68,14 +67,14 @@ fi
 check "the fault build unloads" rmmod klp
 
 # --- the release core ------------------------------------------------------
-l0=$(dmesg | wc -l)
+dmesg_mark
 check "the core loads" klp_insmod klp
 # What the core calls through a pointer (core/symbols.c, klp_resolve_call()).
 for fn in kallsyms_lookup_name kallsyms_on_each_match_symbol \
 	  module_kallsyms_on_each_symbol find_module __module_address text_poke; do
 	bytes=$(insn4 "$(ksym $fn)")
 	how=direct
-	since $l0 | grep -qF "function '$fn' has a sealed ENDBR64 (IBT): called through an ftrace trampoline" &&
+	dmesg_since | grep -qF "function '$fn' has a sealed ENDBR64 (IBT): called through an ftrace trampoline" &&
 		how=trampoline
 	if [ $ibt = n ]; then
 		assert_eq "$fn: no IBT, called directly" direct "$how"
@@ -92,7 +91,7 @@ check "the target and a patch for it load (module symbols)" \
 	eval 'klp_insmod klp_test_target && klp_insmod klp_test_p1'
 assert_eq "p1 wins" "1001 1002" "$(target a) $(target b)"
 if [ $ibt = y ] && grep -q klp_tramp "$TRACEFS/enabled_functions"; then
-	l0=$(dmesg | wc -l)
+	dmesg_mark
 	err=$({ echo 0 > /proc/sys/kernel/ftrace_enabled; } 2>&1)
 	check "ftrace_enabled=0 refused while the trampolines are hooked" \
 		eval 'echo "$err" | grep -q "Device or resource busy"'

@@ -9,7 +9,7 @@
 # call and never lets the original run; klptop's JSON reports the new
 # stack in its first interval after every transition, and the same totals
 # as the map.
-# klp-timeout: 420
+# klp-timeout: 540
 . "$(dirname "$0")/../lib.sh"
 ktap_start "klptop: BPF redirection counters and --json"
 
@@ -30,17 +30,6 @@ trap cleanup EXIT
 
 kt_lines() {
 	wc -l < "$KT_JSON"
-}
-
-# kt_wait N: until klptop has written N complete lines (at most ~40 s)
-kt_wait() {
-	local i
-	for ((i = 0; i < 200; i++)); do
-		[ "$(kt_lines)" -ge "$1" ] && return 0
-		kill -0 "$KT_PID" 2>/dev/null || return 1
-		sleep 0.2
-	done
-	return 1
 }
 
 kt_line() {
@@ -210,13 +199,11 @@ count "p2 disabled, p1 again" 1 5000 3000
 # The builtin livepatch takes klp_target_c; a patch of klp_target_a and _c
 # then pushes on a, fails on c, pops a again and unregisters.
 BUILTIN=/sys/kernel/livepatch/klp_test_builtin
-wait_builtin() {	# until the builtin patch is out of transition or gone
-	local i
-	for ((i = 0; i < 100; i++)); do
-		[ ! -e $BUILTIN ] || [ "$(cat $BUILTIN/transition 2>/dev/null)" = 0 ] && return 0
-		sleep 0.1
-	done
-	return 1
+builtin_settled() {	# the builtin patch is out of transition or gone
+	[ ! -e $BUILTIN ] || [ "$(cat $BUILTIN/transition 2>/dev/null)" = 0 ]
+}
+wait_builtin() {
+	wait_until 10 builtin_settled
 }
 if klp_insmod klp_test_builtin func=klp_target_c && wait_builtin; then
 	check "a patch on the builtin's klp_target_c is refused" \
@@ -225,7 +212,7 @@ if klp_insmod klp_test_builtin func=klp_target_c && wait_builtin; then
 	count "after the refused patch" 1 5000 3000
 	echo 0 > $BUILTIN/enabled
 	wait_builtin
-	for ((i = 0; i < 50; i++)); do rmmod klp_test_builtin 2>/dev/null && break; sleep 0.1; done
+	wait_until 5 rmmod klp_test_builtin 2>/dev/null
 	check "builtin patch removed again" test ! -e $BUILTIN
 else
 	not_ok "builtin patch on klp_target_c loads"
@@ -282,12 +269,8 @@ progress() {	# call loops the stream has made so far
 
 # wait_progress N: until the stream has made N call loops (at most ~60 s)
 wait_progress() {
-	local i
-	for ((i = 0; i < 300; i++)); do
-		[ "$(progress)" -ge "$1" ] && return 0
-		sleep 0.2
-	done
-	return 1
+	local n=$1
+	wait_until 60 eval '[ "$(progress)" -ge "$n" ]'
 }
 
 ea=$(entered a)
@@ -334,6 +317,25 @@ assert_eq "perf stat beside klptop counts every redirection" 4000 "$PERF_COUNT"
 
 # --- the transition log and the summary ---------------------------------------
 
+# --- a module coming while a patch is enabled ---------------------------------
+# The target's init sleeps: the core applies p1 and p2 to it (cause
+# module_coming) while p3 is enabled from sysfs in the middle; klptop
+# applies the two streams of events in the core's order.
+
+set_enabled klp_test_p2 0 || not_ok "disable p2"
+rmmod $TGT || bail "target unloads"
+after "target gone: every stack empty"
+from=$(($(kt_lines) + 1))
+check "target module in its init (COMING)" target_load_slow
+check "p3 enabled while the target is in its init" set_enabled klp_test_p3 1
+check "the target's init completes" wait $TARGET_PID
+after "module coming and an enable interleaved" 3 1
+count "after the interleave" 3 5000 3000
+assert_eq "the interleave logged in the core's order" \
+	"patch klp_test_p1 applied to module klp_test_target: klp_target_a now -> klp_test_p1 (depth 1)
+patch klp_test_p3 enabled: klp_target_a now -> klp_test_p3 (depth 2)" \
+	"$(tail -n +$from "$KT_JSON" | jq -r '.transitions[].text' | grep -E '^patch klp_test_p[13] (applied|enabled).*: klp_target_a now')"
+
 head -n "$(kt_lines)" "$KT_JSON" | jq -r '.transitions[].text' > "$T/transitions"
 for t in \
 	"patch klp_test_p1 registered" \
@@ -354,6 +356,21 @@ line=$(kt_after)
 assert_eq "summary: 3 patches, 2 enabled, 1 disabled, 2 functions patched" "3 2 1 2" \
 	"$(jq -r '.summary | "\(.patches) \(.enabled) \(.disabled) \(.functions)"' <<< "$line")"
 assert_eq "nothing lost" "0 0" "$(jq -r '.summary | "\(.lost_hits) \(.lost_events)"' <<< "$line")"
+
+# --- events lost: klptop reads the state again -----------------------------
+# Stopped, klptop drains nothing: 200 disable/enable rounds of p3 (6 events
+# each) overflow its ring buffer.  Resumed, it counts the lost events and
+# reads the core's state file instead of trusting what it has.
+kill -STOP "$KT_PID"
+for ((i = 0; i < 200; i++)); do
+	set_enabled klp_test_p3 0 && set_enabled klp_test_p3 1 || { not_ok "p3 round $i"; break; }
+done
+set_enabled klp_test_p1 0 && set_enabled klp_test_p1 1 || not_ok "p1 re-enabled"
+kill -CONT "$KT_PID"
+after "events lost, the state read again: p1 re-enabled wins" 1 3
+count "after the lost events" 1 5000 3000
+line=$(kt_after)
+check "klptop counts the lost events" [ "$(jq -r '.summary.lost_events' <<< "$line")" -gt 0 ]
 
 kill -TERM "$KT_PID"
 wait "$KT_PID"

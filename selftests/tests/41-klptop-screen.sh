@@ -26,12 +26,8 @@ screen() {	# screen [WINDOW]: the visible pane, without its empty bottom
 
 # wait_screen PATTERN [WINDOW]: until an egrep PATTERN shows (at most ~30 s)
 wait_screen() {
-	local i
-	for ((i = 0; i < 150; i++)); do
-		screen "${2:-}" | grep -qE -- "$1" && return 0
-		sleep 0.2
-	done
-	return 1
+	local pattern=$1 window=${2:-}
+	wait_until 30 eval 'screen "$window" | grep -qE -- "$pattern"'
 }
 
 header_time() {
@@ -41,14 +37,10 @@ header_time() {
 # wait_refreshes N: until the screen was redrawn N times (the N-th one's
 # interval began after everything done so far, for N >= 2)
 wait_refreshes() {
-	local n i t
+	local n t
 	for ((n = 0; n < $1; n++)); do
 		t=$(header_time)
-		for ((i = 0; i < 100; i++)); do
-			[ "$(header_time)" != "$t" ] && break
-			sleep 0.2
-		done
-		[ "$i" -lt 100 ] || return 1
+		wait_until 20 eval '[ "$(header_time)" != "$t" ]' || return 1
 	done
 }
 

@@ -46,10 +46,7 @@ pinned() {
 	done
 }
 want_pinned=$(for ((cpu = 1; cpu < ncpu; cpu++)); do printf '%s ' $cpu; done)
-for ((i = 0; i < 50; i++)); do
-	[ "$(pinned)" = "$want_pinned" ] && break
-	sleep 0.1
-done
+wait_until 5 eval '[ "$(pinned)" = "$want_pinned" ]'
 assert_eq "one caller pinned to each CPU but the switcher's" "$want_pinned" "$(pinned)"
 sleep 1
 

@@ -9,8 +9,9 @@
 #   make check-debug  every test again on a lockdep/KASAN kernel built from
 #                   Debian's linux-source (not in CI: it builds a kernel)
 #   make vmlinux.h  regenerate vmlinux.h from the target kernel's BTF
-#   make install    the tools, the BPF object, include/klp and the core's
-#                   DKMS source (PREFIX=/usr/local, DESTDIR)
+#   make install    the tools and their man pages, the BPF object,
+#                   include/klp and the core's DKMS source
+#                   (PREFIX=/usr/local, DESTDIR)
 #
 # KVER (default: the distribution's kernel, see scripts/kver.sh) or KDIR
 # select the target kernel.  `run`, `check` and `bench` first install what
@@ -133,8 +134,10 @@ install-dkms-src:
 	install -m 644 include/klp/*.h $(DKMS_SRC)/include/klp/
 
 install: userspace $(SKELS:.skel.h=.bpf.o) install-dkms-src
-	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/lib/klp $(DESTDIR)$(PREFIX)/include/klp
+	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/lib/klp $(DESTDIR)$(PREFIX)/include/klp \
+		$(DESTDIR)$(PREFIX)/share/man/man8
 	install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/sbin/
+	install -m 644 man/*.8 $(DESTDIR)$(PREFIX)/share/man/man8/
 	install -m 644 $(BPF_OUT)/*.bpf.o $(DESTDIR)$(PREFIX)/lib/klp/
 	install -m 644 include/klp/*.h $(DESTDIR)$(PREFIX)/include/klp/
 	@echo "klp $(KLP_VERSION): now build and install the core for every kernel with"

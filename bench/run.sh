@@ -64,7 +64,7 @@ if [ -z "$replay" ]; then
 	# Single-threaded TCG: the switch section rewrites a call site while a
 	# task on CPU 1 calls the function, which multi-threaded TCG gets wrong
 	# (a stale int3 left CPU 1 in "Oops: int3" in the builtin's enable on
-	# 6.12), as it does for the kernel's own livepatch (README, Tests).
+	# 6.12), as it does for the kernel's own livepatch (doc/testing.md).
 	timeout_s=1800
 	[ $mode = quick ] && timeout_s=600
 	echo "bench: booting the guest ($mode, at most ${timeout_s}s)" >&2

@@ -23,7 +23,7 @@ pkgs=(
 	qemu-system-x86 busybox-static
 	clang llvm libbpf-dev bpftool
 	libtraceevent-dev libtracefs-dev libelf-dev zlib1g-dev pkg-config
-	bpftrace linux-perf tmux dwarves dkms
+	bpftrace linux-perf tmux dwarves dkms groff-base man-db bsdextrautils
 	linux-source-6.1
 )
 [ $debug = 1 ] && pkgs+=(bc bison flex libssl-dev)

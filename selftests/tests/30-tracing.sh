@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # klp-timeout: 600
 # The klp:* tracepoints through perf, bpftrace and klp-trace, each run as
-# the one-liner README.md shows (extracted from its "## Tracing klp with perf
+# the one-liner doc/tracing.md shows (extracted from its "Tracing klp with perf
 # and bpftrace" section, markers <!-- oneliner:NAME -->):
 #  - one scripted sequence of loads, stacking, disables, enables and two
 #    failing enables, observed at once by perf record, bpftrace and two
@@ -21,14 +21,14 @@ KT=$KLP_BIN/klp-trace
 tmp=$(mktemp -d /tmp/klp-tracing.XXXXXX)
 declare -A pgid
 
-# oneliner NAME: the command in README.md's ```sh block after the marker
+# oneliner NAME: the command in doc/tracing.md's ```sh block after the marker
 oneliner() {
 	awk -v m="<!-- oneliner:$1 -->" '
 		$0 == m { on = 1; next }
 		on == 1 && /^```sh$/ { on = 2; next }
 		on == 2 && /^```$/ { exit }
 		on == 2 { print }
-	' "$KLP_TOP/README.md"
+	' "$KLP_TOP/doc/tracing.md"
 }
 
 # start NAME DIR [nomods]: run one-liner NAME in DIR, in a process group of
@@ -38,7 +38,7 @@ start() {
 	mods=/lib/modules/$(uname -r)/kernel
 	cmd=$(oneliner "$1")
 	if [ -z "$cmd" ] || [ "$(printf '%s\n' "$cmd" | wc -l)" != 1 ]; then
-		not_ok "README.md has the one-line command $1"
+		not_ok "doc/tracing.md has the one-line command $1"
 		return 1
 	fi
 	diag "$1: $cmd"

@@ -58,7 +58,7 @@ all: modules userspace
 
 # Keep the BPF objects (make install ships them) and the helpers' objects;
 # never leave a half-written target behind a failed recipe.
-.SECONDARY: $(SKELS) $(SKELS:.skel.h=.bpf.o) $(TOOL_LIBS)
+.SECONDARY: $(SKELS) $(SKELS:.skel.h=.bpf.o) $(TOOL_LIBS) $(TOOLS:$(BIN)/%=$(OUT)/obj/%.o)
 .DELETE_ON_ERROR:
 
 kernel-check:
@@ -83,13 +83,23 @@ $(BPF_OUT)/%.bpf.o: bpf/%.bpf.c include/klp/uapi.h vmlinux.h | $(BPF_OUT)
 $(BPF_OUT)/%.skel.h: $(BPF_OUT)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@
 
-$(OUT)/obj/%.o: userspace/%.c $(wildcard userspace/*.h) include/klp/uapi.h | $(OUT)/obj
-	$(CC) $(CFLAGS) $(INCLUDES) -c $< -o $@
+# Each tool: userspace/<tool>.c, the helpers it links (<tool>_LIBS, each a
+# userspace/<name>_lib.c), its BPF skeleton when bpf/<tool>.bpf.c exists,
+# and the libraries it needs (<tool>_PKGS).  Header dependencies come from
+# the compiler (-MMD), so a change rebuilds only what includes it.
+klptop_LIBS := snapshot json
+klptop_PKGS := libbpf
+klp-trace_LIBS := seqorder json
+klp-trace_PKGS := libtracefs libtraceevent
 
-# A tool with a bpf/<tool>.bpf.c gets its skeleton; every tool links the helpers.
-$(BIN)/%: userspace/%.c $(wildcard userspace/*.h) include/klp/uapi.h $(TOOL_LIBS) $(SKELS) | $(BIN)
-	$(CC) $(CFLAGS) $(INCLUDES) $< $(TOOL_LIBS) -o $@ \
-		$(shell pkg-config --libs libbpf libtracefs libtraceevent 2>/dev/null || echo -lbpf -ltracefs -ltraceevent -lelf -lz)
+.SECONDEXPANSION:
+$(OUT)/obj/%.o: userspace/%.c $$(if $$(wildcard bpf/$$*.bpf.c),$(BPF_OUT)/$$*.skel.h) | $(OUT)/obj
+	$(CC) $(CFLAGS) $(INCLUDES) -MMD -MP -c $< -o $@
+
+$(BIN)/%: $(OUT)/obj/%.o $$(addprefix $(OUT)/obj/,$$(addsuffix _lib.o,$$($$*_LIBS))) | $(BIN)
+	$(CC) $(CFLAGS) $^ -o $@ $(shell pkg-config --libs $($*_PKGS))
+
+-include $(wildcard $(OUT)/obj/*.d)
 
 vmlinux.h:
 	scripts/guest-kernel.sh $(KVER)

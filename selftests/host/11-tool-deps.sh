@@ -1,0 +1,39 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Each tool is rebuilt from what it is made of, and only that: in a
+# scratch copy of the tree, after `make userspace`, a change to one
+# tool's helper or BPF program leaves the other tool up to date, and a
+# change to a header rebuilds exactly the tools that include it.
+. "$(dirname "$0")/../lib.sh"
+ktap_start "make: per-tool dependencies"
+
+tmp=$(mktemp -d "$KLP_TOP/build/tooldeps.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+git -C "$KLP_TOP" ls-files -z --cached --others --exclude-standard |
+	(cd "$KLP_TOP" && xargs -0 cp --parents -t "$tmp") || bail "scratch copy of the tree"
+
+m() { make -s -C "$tmp" "$@" > "$tmp/make.log" 2>&1; }
+check "the tools build in the scratch tree" m userspace || diag "$(tail -n 20 "$tmp/make.log")"
+
+# stale FILE: which tools `make -q` finds out of date after FILE changed
+stale() {
+	local t out=
+	sleep 1	# a newer mtime than the last build, on any filesystem
+	touch "$tmp/$1"
+	for t in klptop klp-trace; do
+		make -q -C "$tmp" "build/bin/$t" > /dev/null 2>&1 || out+="$t "
+	done
+	echo "${out% }"
+	m userspace
+}
+check "both up to date after the build" \
+	eval 'make -q -C "$tmp" build/bin/klptop && make -q -C "$tmp" build/bin/klp-trace'
+assert_eq "userspace/seqorder_lib.c: klp-trace only" "klp-trace" "$(stale userspace/seqorder_lib.c)"
+assert_eq "userspace/snapshot_lib.c: klptop only" "klptop" "$(stale userspace/snapshot_lib.c)"
+assert_eq "bpf/klptop.bpf.c: klptop only" "klptop" "$(stale bpf/klptop.bpf.c)"
+assert_eq "userspace/json.h: both" "klptop klp-trace" "$(stale userspace/json.h)"
+assert_eq "userspace/snapshot.h: klptop only" "klptop" "$(stale userspace/snapshot.h)"
+# klp-trace reads the records by field name (libtraceevent), not uapi.h
+assert_eq "include/klp/uapi.h: klptop only" "klptop" "$(stale include/klp/uapi.h)"
+assert_eq "userspace/klp-trace.c: klp-trace only" "klp-trace" "$(stale userspace/klp-trace.c)"
+ktap_finish

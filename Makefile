@@ -89,7 +89,7 @@ $(BPF_OUT)/%.skel.h: $(BPF_OUT)/%.bpf.o
 # the compiler (-MMD), so a change rebuilds only what includes it.
 klptop_LIBS := snapshot json
 klptop_PKGS := libbpf
-klp-trace_LIBS := seqorder json
+klp-trace_LIBS := seqorder json ksyms
 klp-trace_PKGS := libtracefs libtraceevent
 
 .SECONDEXPANSION:

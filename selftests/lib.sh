@@ -82,6 +82,15 @@ wait_until() {
 	done
 }
 
+# unit_build DIR NAME: compile DIR/t.c against userspace/NAME_lib.c into
+# DIR/t (a host test's driver of one helper); on failure the group ends
+unit_build() {
+	gcc -Wall -Werror -I"$KLP_TOP/userspace" -I"$KLP_TOP/include" -o "$1/t" "$1/t.c" \
+		"$KLP_TOP/userspace/$2_lib.c" 2> "$1/err" && return 0
+	diag "$(cat "$1/err")"
+	bail "the $2 test program builds"
+}
+
 # --- guest helpers -------------------------------------------------------
 
 # Load a module from the tree, quietly; returns insmod's status.

@@ -51,10 +51,7 @@ int main(int argc, char **argv)
 	return 0;
 }
 EOC
-if ! gcc -Wall -Werror -I"$KLP_TOP/userspace" -o "$tmp/t" "$tmp/t.c" \
-	"$KLP_TOP/userspace/seqorder_lib.c" 2> "$tmp/err"; then
-	not_ok "the seq_order test program builds"; diag "$(cat "$tmp/err")"; ktap_finish
-fi
+unit_build "$tmp" seqorder
 # run LIMIT LAST RECORDS...: what comes out, on one line
 run() { "$tmp/t" "$@" | paste -sd' '; }
 

@@ -25,10 +25,7 @@ int main(int argc, char **argv)
 	return 0;
 }
 EOC
-if ! gcc -Wall -Werror -I"$KLP_TOP/userspace" -o "$tmp/t" "$tmp/t.c" \
-	"$KLP_TOP/userspace/json_lib.c" 2> "$tmp/err"; then
-	not_ok "the json test program builds"; diag "$(cat "$tmp/err")"; ktap_finish
-fi
+unit_build "$tmp" json
 
 # every ASCII byte but NUL, then the usual suspects one by one
 all=$(printf "$(printf '\\x%02x' $(seq 1 127))")

@@ -42,10 +42,7 @@ int main(void)
 	return 0;
 }
 EOC
-if ! gcc -Wall -Werror -I"$KLP_TOP/userspace" -I"$KLP_TOP/include" -o "$tmp/t" \
-	"$tmp/t.c" "$KLP_TOP/userspace/snapshot_lib.c" 2> "$tmp/err"; then
-	not_ok "the snapshot test program builds"; diag "$(cat "$tmp/err")"; ktap_finish
-fi
+unit_build "$tmp" snapshot
 
 # p1 and p2 both on vmlinux's f, p2 winning; p1 also on mod's g, which is
 # not loaded; a record kind from a newer core in between

@@ -2,6 +2,7 @@
 #ifndef _KLP_CORE_H
 #define _KLP_CORE_H
 
+#include <linux/atomic.h>
 #include <linux/mutex.h>
 #include <klp/livepatch.h>
 #include <klp/uapi.h>
@@ -38,6 +39,31 @@ static inline const char *klp_patch_name(struct klp_patch *patch)
 static inline bool klp_is_object_loaded(struct klp_object *obj)
 {
 	return !klp_is_module(obj) || obj->mod;
+}
+
+/*
+ * What the core allocates for itself, by kind, counted while allocated:
+ * debugfs klp/allocated shows the counts, so a test can prove that module
+ * churn or a failed enable leaves nothing of the core's behind.
+ */
+enum klp_mem_kind {
+	KLP_MEM_ALIVE_MOD,	/* module.c: a module between COMING and GOING */
+	KLP_MEM_OPS,		/* patch.c: a function's ftrace_ops and func_stack */
+	KLP_MEM_MODREF,		/* reloc.c: a reference on an exporting module */
+	KLP_MEM_OBJECT_KOBJ,	/* sysfs.c: an object's directory */
+	KLP_NR_MEM_KINDS
+};
+
+extern atomic_t klp_allocated[KLP_NR_MEM_KINDS];
+
+static inline void klp_mem_alloc(enum klp_mem_kind kind)
+{
+	atomic_inc(&klp_allocated[kind]);
+}
+
+static inline void klp_mem_free(enum klp_mem_kind kind)
+{
+	atomic_dec(&klp_allocated[kind]);
 }
 
 /* core.c */

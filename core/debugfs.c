@@ -23,7 +23,9 @@
  * not know.
  *
  * klp/stacks is the "stack" lines alone, without the word; klp/seq the
- * last event number alone.  Root only, as the addresses are.
+ * last event number alone; klp/allocated what the core holds allocated,
+ * one "<kind> <count>" line per kind (enum klp_mem_kind).  Root only, as
+ * the addresses are.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -84,6 +86,25 @@ static int klp_stacks_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(klp_stacks);
 
+atomic_t klp_allocated[KLP_NR_MEM_KINDS];
+
+static int klp_allocated_show(struct seq_file *m, void *v)
+{
+	static const char * const names[KLP_NR_MEM_KINDS] = {
+		[KLP_MEM_ALIVE_MOD] = "alive_modules",
+		[KLP_MEM_OPS] = "ops",
+		[KLP_MEM_MODREF] = "module_refs",
+		[KLP_MEM_OBJECT_KOBJ] = "object_kobjects",
+	};
+	int i;
+
+	for (i = 0; i < KLP_NR_MEM_KINDS; i++)
+		seq_printf(m, "%s %d\n", names[i],
+			   atomic_read(&klp_allocated[i]));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(klp_allocated);
+
 static int klp_seq_get(void *data, u64 *val)
 {
 	*val = klp_last_seq();
@@ -105,6 +126,8 @@ void klp_debugfs_init(void)
 			    &klp_stacks_fops);
 	debugfs_create_file_unsafe("seq", 0400, klp_debugfs_dir, NULL,
 				   &klp_seq_fops);
+	debugfs_create_file("allocated", 0400, klp_debugfs_dir, NULL,
+			    &klp_allocated_fops);
 }
 
 /**

@@ -64,6 +64,7 @@ static void klp_forget_module(struct module *mod)
 		if (alive->mod == mod) {
 			list_del(&alive->node);
 			kfree(alive);
+			klp_mem_free(KLP_MEM_ALIVE_MOD);
 			return;
 		}
 	}
@@ -121,6 +122,7 @@ static int klp_module_coming(struct module *mod)
 	alive = kzalloc(sizeof(*alive), GFP_KERNEL);
 	if (!alive)
 		return -ENOMEM;
+	klp_mem_alloc(KLP_MEM_ALIVE_MOD);
 	alive->mod = mod;
 	list_add(&alive->node, &klp_alive_mods);
 
@@ -258,6 +260,8 @@ void klp_module_exit(void)
 	struct klp_alive_mod *alive, *tmp;
 
 	unregister_module_notifier(&klp_module_nb);
-	list_for_each_entry_safe(alive, tmp, &klp_alive_mods, node)
+	list_for_each_entry_safe(alive, tmp, &klp_alive_mods, node) {
 		kfree(alive);
+		klp_mem_free(KLP_MEM_ALIVE_MOD);
+	}
 }

@@ -119,6 +119,7 @@ static void klp_free_ops(struct klp_ops *ops)
 {
 	ftrace_free_filter(&ops->fops);
 	kfree(ops);
+	klp_mem_free(KLP_MEM_OPS);
 }
 
 /**
@@ -253,6 +254,7 @@ int klp_patch_func(struct klp_func *func, enum klp_cause cause)
 		      kzalloc(sizeof(*ops), GFP_KERNEL);
 		if (!ops)
 			return -ENOMEM;
+		klp_mem_alloc(KLP_MEM_OPS);
 
 		ops->old_addr = func->old_addr;
 		ops->depth = 1;

@@ -57,6 +57,7 @@ static int klp_pin_exporter(struct module *pmod, const char *name,
 	ref = kzalloc(sizeof(*ref), GFP_KERNEL);
 	if (!ref)
 		return -ENOMEM;
+	klp_mem_alloc(KLP_MEM_MODREF);
 
 	preempt_disable();
 	owner = klp_module_address(addr);
@@ -72,6 +73,7 @@ static int klp_pin_exporter(struct module *pmod, const char *name,
 
 	if (!owner) {
 		kfree(ref);
+		klp_mem_free(KLP_MEM_MODREF);
 		return ret;
 	}
 	ref->user = pmod;
@@ -98,6 +100,7 @@ void klp_put_module_refs(struct module *user)
 		module_put(ref->owner);
 		list_del(&ref->node);
 		kfree(ref);
+		klp_mem_free(KLP_MEM_MODREF);
 	}
 }
 

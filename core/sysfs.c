@@ -100,6 +100,7 @@ ATTRIBUTE_GROUPS(klp_object);
 static void klp_kobj_release_object(struct kobject *kobj)
 {
 	kfree(kobj);
+	klp_mem_free(KLP_MEM_OBJECT_KOBJ);
 }
 
 static const struct kobj_type klp_ktype_object = {
@@ -219,6 +220,7 @@ int klp_sysfs_add_object(struct klp_object *obj)
 	obj->kobj = kzalloc(sizeof(*obj->kobj), GFP_KERNEL);
 	if (!obj->kobj)
 		return -ENOMEM;
+	klp_mem_alloc(KLP_MEM_OBJECT_KOBJ);
 	ret = kobject_init_and_add(obj->kobj, &klp_ktype_object,
 				   &obj->patch->kobj, "%s", klp_obj_name(obj));
 	if (ret) {

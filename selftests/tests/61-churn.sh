@@ -5,7 +5,7 @@
 # Module churn: the target module is loaded and unloaded 200 times while
 # two patches for it are registered and enabled.  Every load must reapply
 # them in registration order, every unload revert them, and nothing may
-# leak: no ftrace_ops left, slab usage flat.
+# leak: no ftrace_ops left, the core's own allocations exactly as before.
 . "$(dirname "$0")/../lib.sh"
 ktap_start "module churn: 200 loads of a patched module"
 
@@ -14,8 +14,13 @@ klp_insmod klp || { not_ok "core loads"; ktap_finish; }
 check "p1 registers and enables (target absent)" klp_insmod klp_test_p1
 check "p2 registers and enables (target absent)" klp_insmod klp_test_p2
 
-# Slab objects in use, summed over the general kmalloc caches.
+# Slab objects in use, summed over the general kmalloc caches.  SLUB
+# counts the free objects of each CPU's current slab as in use: shrinking
+# every cache first flushes those slabs.
 slab_in_use() {
+	local f
+	sync; echo 3 > /proc/sys/vm/drop_caches
+	for f in /sys/kernel/slab/*/shrink; do echo 1 > "$f" 2>/dev/null; done
 	awk '/^kmalloc-[0-9k]+ / { s += $2 * 1 } END { print s }' /proc/slabinfo
 }
 
@@ -31,13 +36,12 @@ churn() {	# churn N: load/check/unload N times; prints the failed rounds
 
 # Warm up caches (first loads allocate lasting things: module sysfs, ...).
 assert_eq "warm-up rounds" 0 "$(churn 10)"
-sync; echo 3 > /proc/sys/vm/drop_caches
 slab0=$(slab_in_use)
+allocated0=$(cat /sys/kernel/debug/klp/allocated)
 log0=$(dmesg | wc -l)
 t0=$(date +%s)
 assert_eq "$ROUNDS rounds: p2 wins on every load, unload reverts" 0 "$(churn "$ROUNDS")"
 diag "$ROUNDS rounds in $(( $(date +%s) - t0 )) s"
-sync; echo 3 > /proc/sys/vm/drop_caches
 slab1=$(slab_in_use)
 diag "kmalloc objects in use: $slab0 before, $slab1 after"
 
@@ -48,12 +52,19 @@ assert_eq "reverted on every unload" "$((2 * ROUNDS))" "$(newlog | grep -c "reve
 check "no ftrace_ops left for the target" eval "! grep -q '^klp_target_' $TRACEFS/enabled_functions"
 # (debugfs files report size 0 whatever they hold: read the content)
 assert_eq "no func_stack left (debugfs stacks empty)" "" "$(cat /sys/kernel/debug/klp/stacks)"
-# A leak of one object per load/unload would show as >= ROUNDS.
-check "kmalloc objects in use grew by less than $((ROUNDS / 2))" test $((slab1 - slab0)) -lt $((ROUNDS / 2))
+# What the core allocates it counts: exactly as before, kind by kind.
+assert_eq "the core holds what it held before the rounds (debugfs klp/allocated)" \
+	"$allocated0" "$(cat /sys/kernel/debug/klp/allocated)"
+# Kernel objects it makes others allocate (ftrace filter hashes, kernfs
+# nodes) show only in the slab counts, which moved by -106 to +180 over
+# 200 clean rounds here (the rest of the kernel): too noisy to catch a
+# leak of one object per round, so they are shown, not asserted; the
+# lockdep/KASAN kernel of make check-debug has kmemleak for them.
+diag "kmalloc objects in use grew by $((slab1 - slab0)) over $ROUNDS rounds"
 if [ -e /sys/kernel/debug/kmemleak ]; then
 	echo scan > /sys/kernel/debug/kmemleak
 	assert_eq "kmemleak finds nothing" "" "$(grep -A5 klp /sys/kernel/debug/kmemleak)"
 else
-	diag "no kmemleak in this kernel (CONFIG_DEBUG_KMEMLEAK off): slab counts only"
+	diag "no kmemleak in this kernel (CONFIG_DEBUG_KMEMLEAK off)"
 fi
 ktap_finish

@@ -19,6 +19,7 @@ state() {	# everything a failed step must leave as it was
 	grep -r . "$KLP_SYSFS" 2>/dev/null | sort
 	sort "$TRACEFS/enabled_functions"
 	cat /sys/kernel/debug/klp/stacks | sort
+	cat /sys/kernel/debug/klp/allocated
 	if [ -d "$KLP_TARGET" ]; then echo "$(target a) $(target b) $(target c)"; else echo "no target"; fi
 }
 

@@ -13,7 +13,6 @@
 #define _GNU_SOURCE
 #include <argp.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
 #include <signal.h>

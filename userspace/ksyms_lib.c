@@ -53,28 +53,37 @@ err:
 	return NULL;
 }
 
-/* FNV-1a over the name and address of every loaded module */
-static unsigned long long modules_hash(void)
+/* FNV-1a over the name and address of every module of mods (/proc/modules) */
+static unsigned long long modules_hash(const char *mods)
 {
 	unsigned long long h = 14695981039346656037ULL;
-	char *buf, *line, *save = NULL, *p;
-	size_t size;
-	int col;
+	const char *p;
+	int col = 0;
 
-	buf = read_file("/proc/modules", &size);
-	if (!buf)
-		return 0;
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		/* columns: name size refcount users state address */
-		for (p = line, col = 0; *p; p++) {
-			if (*p == ' ')
-				col++;
-			else if (col == 0 || col == 5)
-				h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-		}
+	/* columns: name size refcount users state address */
+	for (p = mods; *p; p++) {
+		if (*p == '\n')
+			col = 0;
+		else if (*p == ' ')
+			col++;
+		else if (col == 0 || col == 5)
+			h = (h ^ (unsigned char)*p) * 1099511628211ULL;
 	}
-	free(buf);
+	return h;
+}
+
+/* The hash of /proc/modules as it is now; 0 when unreadable. */
+static unsigned long long modules_hash_now(void)
+{
+	unsigned long long h;
+	size_t size;
+	char *mods;
+
+	mods = read_file("/proc/modules", &size);
+	if (!mods)
+		return 0;
+	h = modules_hash(mods);
+	free(mods);
 	return h;
 }
 
@@ -122,11 +131,13 @@ static void ksyms_load(struct klp_ksyms *ks)
 	char type;
 
 	ks->tried = true;
-	ks->modules_hash = modules_hash();
-	buf = read_file("/proc/kallsyms", &size);
-	if (!buf)
-		return;
 	mods = read_file("/proc/modules", &msize);
+	ks->modules_hash = mods ? modules_hash(mods) : 0;
+	buf = read_file("/proc/kallsyms", &size);
+	if (!buf) {
+		free(mods);
+		return;
+	}
 
 	for (p = buf; p < buf + size; p = nl + 1) {
 		nl = strchr(p, '\n');
@@ -198,7 +209,8 @@ const struct klp_ksym *klp_ksyms_resolve(struct klp_ksyms *ks,
 	if (!ks->tried)
 		ksyms_load(ks);
 	sym = ksym_lookup(ks, addr);
-	if ((!sym || sym->addr != addr) && modules_hash() != ks->modules_hash) {
+	if ((!sym || sym->addr != addr) &&
+	    modules_hash_now() != ks->modules_hash) {
 		ksyms_load(ks);
 		sym = ksym_lookup(ks, addr);
 	}

@@ -55,7 +55,4 @@ int klp_snapshot_parse(struct klp_snapshot *snap, FILE *in);
 
 void klp_snapshot_free(struct klp_snapshot *snap);
 
-/* 0 when every func_stack in snap adds up (positions 1..depth, once each), else -EPROTO. */
-int klp_snapshot_check(const struct klp_snapshot *snap);
-
 #endif /* _KLP_SNAPSHOT_H */

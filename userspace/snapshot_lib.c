@@ -187,7 +187,8 @@ static int cmp_func(const void *a, const void *b)
 	return strcmp(x->patch, y->patch);
 }
 
-int klp_snapshot_check(const struct klp_snapshot *snap)
+/* 0 when every func_stack adds up (positions 1..depth, once each), else -EPROTO */
+static int check_stacks(const struct klp_snapshot *snap)
 {
 	size_t i = 0, j, n;
 
@@ -245,7 +246,7 @@ int klp_snapshot_parse(struct klp_snapshot *snap, FILE *in)
 		if (snap->nr_funcs)
 			qsort(snap->funcs, snap->nr_funcs,
 			      sizeof(*snap->funcs), cmp_func);
-		err = klp_snapshot_check(snap);
+		err = check_stacks(snap);
 		lineno = 0;
 	}
 	if (err) {

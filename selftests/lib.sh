@@ -91,6 +91,17 @@ unit_build() {
 	bail "the $2 test program builds"
 }
 
+# scratch_tree NAME: a copy of the working tree as it is (tracked files
+# and new ones not ignored) in build/NAME.XXXXXX, its path in SCRATCH,
+# removed on exit: for host tests that build or change a tree of their own
+scratch_tree() {
+	SCRATCH=$(mktemp -d "$KLP_TOP/build/$1.XXXXXX") || bail "a scratch directory"
+	trap 'rm -rf "$SCRATCH"' EXIT
+	git -C "$KLP_TOP" ls-files -z --cached --others --exclude-standard |
+		(cd "$KLP_TOP" && xargs -0 cp --parents -t "$SCRATCH") ||
+		bail "scratch copy of the tree"
+}
+
 # --- guest helpers -------------------------------------------------------
 
 # Load a module from the tree, quietly; returns insmod's status.

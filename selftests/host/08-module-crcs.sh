@@ -8,11 +8,8 @@
 . "$(dirname "$0")/../lib.sh"
 ktap_start "module CRCs follow the core after a rebuild"
 
-tmp=$(mktemp -d "$KLP_TOP/build/crcs.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-# the working tree as it is: tracked files and new ones not ignored
-git -C "$KLP_TOP" ls-files -z --cached --others --exclude-standard |
-	(cd "$KLP_TOP" && xargs -0 cp --parents -t "$tmp") || bail "scratch copy of the tree"
+scratch_tree crcs
+tmp=$SCRATCH
 
 # core_crcs DIR: "symbol crc" of every export of DIR's core
 core_crcs() {

@@ -7,10 +7,8 @@
 . "$(dirname "$0")/../lib.sh"
 ktap_start "make: per-tool dependencies"
 
-tmp=$(mktemp -d "$KLP_TOP/build/tooldeps.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-git -C "$KLP_TOP" ls-files -z --cached --others --exclude-standard |
-	(cd "$KLP_TOP" && xargs -0 cp --parents -t "$tmp") || bail "scratch copy of the tree"
+scratch_tree tooldeps
+tmp=$SCRATCH
 
 m() { make -s -C "$tmp" "$@" > "$tmp/make.log" 2>&1; }
 check "the tools build in the scratch tree" m userspace || diag "$(tail -n 20 "$tmp/make.log")"

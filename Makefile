@@ -48,8 +48,8 @@ CORE_SRCS := $(filter-out %.mod.c,$(wildcard core/*.c)) $(wildcard core/*.h) cor
 
 BPF_PROGS := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))
 SKELS := $(patsubst %,$(BPF_OUT)/%.skel.h,$(BPF_PROGS))
-TOOLS := $(patsubst userspace/%.c,$(BIN)/%,$(filter-out userspace/%_lib.c,$(wildcard userspace/klp*.c)))
-TOOL_LIBS := $(patsubst userspace/%.c,$(OUT)/obj/%.o,$(wildcard userspace/*_lib.c))
+TOOLS := $(BIN)/klptop $(BIN)/klp-trace
+TOOL_OBJS := $(patsubst userspace/%.c,$(OUT)/obj/%.o,$(wildcard userspace/*.c))
 
 .PHONY: all modules userspace deps run check check-debug bench clean kernel-check \
 	install install-dkms-src
@@ -58,7 +58,7 @@ all: modules userspace
 
 # Keep the BPF objects (make install ships them) and the helpers' objects;
 # never leave a half-written target behind a failed recipe.
-.SECONDARY: $(SKELS) $(SKELS:.skel.h=.bpf.o) $(TOOL_LIBS) $(TOOLS:$(BIN)/%=$(OUT)/obj/%.o)
+.SECONDARY: $(SKELS) $(SKELS:.skel.h=.bpf.o) $(TOOL_OBJS)
 .DELETE_ON_ERROR:
 
 kernel-check:
@@ -83,12 +83,15 @@ $(BPF_OUT)/%.bpf.o: bpf/%.bpf.c include/klp/uapi.h vmlinux.h | $(BPF_OUT)
 $(BPF_OUT)/%.skel.h: $(BPF_OUT)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@
 
-# Each tool: userspace/<tool>.c, the helpers it links (<tool>_LIBS, each a
+# Each tool: userspace/<tool>.c, its own rooms (<tool>_ROOMS, each a
+# userspace/<room>.c), the helpers it shares (<tool>_LIBS, each a
 # userspace/<name>_lib.c), its BPF skeleton when bpf/<tool>.bpf.c exists,
 # and the libraries it needs (<tool>_PKGS).  Header dependencies come from
 # the compiler (-MMD), so a change rebuilds only what includes it.
+klptop_ROOMS := klptop_model klptop_events klptop_counters klptop_screen klptop_json
 klptop_LIBS := snapshot json
 klptop_PKGS := libbpf
+klp-trace_ROOMS := klp-trace_format
 klp-trace_LIBS := seqorder json ksyms
 klp-trace_PKGS := libtracefs libtraceevent
 
@@ -96,7 +99,7 @@ klp-trace_PKGS := libtracefs libtraceevent
 $(OUT)/obj/%.o: userspace/%.c $$(if $$(wildcard bpf/$$*.bpf.c),$(BPF_OUT)/$$*.skel.h) | $(OUT)/obj
 	$(CC) $(CFLAGS) $(INCLUDES) -MMD -MP -c $< -o $@
 
-$(BIN)/%: $(OUT)/obj/%.o $$(addprefix $(OUT)/obj/,$$(addsuffix _lib.o,$$($$*_LIBS))) | $(BIN)
+$(BIN)/%: $(OUT)/obj/%.o $$(addprefix $(OUT)/obj/,$$(addsuffix .o,$$($$*_ROOMS)) $$(addsuffix _lib.o,$$($$*_LIBS))) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(shell pkg-config --libs $($*_PKGS))
 
 -include $(wildcard $(OUT)/obj/*.d)

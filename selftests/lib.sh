@@ -82,13 +82,19 @@ wait_until() {
 	done
 }
 
-# unit_build DIR NAME: compile DIR/t.c against userspace/NAME_lib.c into
-# DIR/t (a host test's driver of one helper); on failure the group ends
+# unit_build DIR NAME [ROOM...]: compile DIR/t.c against userspace/NAME_lib.c
+# and the tool rooms userspace/ROOM.c into DIR/t (a host test's driver of
+# one helper); on failure the group ends
 unit_build() {
-	gcc -Wall -Werror -I"$KLP_TOP/userspace" -I"$KLP_TOP/include" -o "$1/t" "$1/t.c" \
-		"$KLP_TOP/userspace/$2_lib.c" 2> "$1/err" && return 0
-	diag "$(cat "$1/err")"
-	bail "the $2 test program builds"
+	local dir=$1 name=$2 room srcs=("$KLP_TOP/userspace/$2_lib.c")
+	shift 2
+	for room; do
+		srcs+=("$KLP_TOP/userspace/$room.c")
+	done
+	gcc -Wall -Werror -I"$KLP_TOP/userspace" -I"$KLP_TOP/include" -o "$dir/t" "$dir/t.c" \
+		"${srcs[@]}" 2> "$dir/err" && return 0
+	diag "$(cat "$dir/err")"
+	bail "the $name test program builds"
 }
 
 # scratch_tree NAME: a copy of the working tree as it is (tracked files

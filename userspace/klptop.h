@@ -1,20 +1,34 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * klptop.h - klptop's view of the klp core
+ * klptop.h - klptop's rooms and the state they pass around
  *
  * The BPF side shares only what include/klp/uapi.h declares (the hit key,
- * the transition event); this is the userspace model built from the
- * core's state file (debugfs klp/state) and kept current from those events.
+ * the transition event).  Here is klptop's own picture of the core, one
+ * room per idea:
+ *
+ *   klptop_model.c     patches, patched functions and their func_stacks,
+ *                      loaded from the core's state file (debugfs klp/state)
+ *   klptop_events.c    the event applier: a transition event from the ring
+ *                      buffer moves the model and becomes a line of the log
+ *   klptop_counters.c  the per-CPU redirection counters, read as deltas
+ *   klptop_screen.c    which rows and transitions to show; the screen
+ *   klptop_json.c      the same as one JSON object per interval
+ *   klptop.c           options, the BPF programs, the refresh loop, keys
+ *
+ * Out of memory, klptop says so and exits (kt_realloc()): a model missing
+ * a func would show a wrong winner, and there is nothing to give back.
  */
 #ifndef _KLPTOP_H
 #define _KLPTOP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <klp/uapi.h>
 
 #define KT_FOOTER_LINES		6	/* transitions in the screen's footer */
 #define KT_LOG_LEN		64	/* transitions kept */
 #define KT_TEXT_LEN		384
+#define KT_NSEC_PER_SEC		1000000000ULL
 
 enum kt_sort {
 	KT_SORT_RATE,		/* hits/s in the last interval, highest first */
@@ -23,6 +37,10 @@ enum kt_sort {
 	KT_SORT_DEPTH,		/* func_stack depth, deepest first */
 	KT_NR_SORTS,
 };
+
+extern const char *const kt_sort_names[KT_NR_SORTS];
+
+/* --- the model (klptop_model.c) ------------------------------------------ */
 
 struct kt_patch {
 	char name[KLP_NAME_LEN];
@@ -57,24 +75,119 @@ struct kt_fn {
 	double rate;
 };
 
+struct kt_model {
+	struct kt_patch **patches;
+	size_t nr_patches;
+	struct kt_fn **fns;
+	size_t nr_fns;
+	struct kt_func *by_id[KLP_MAX_HIT_KEYS];
+	const char *state_path;		/* NULL: KLP_STATE_PATH */
+	unsigned long long snap_seq;	/* events up to it are in the model */
+	bool need_resync;		/* only the state file can tell now */
+};
+
+void *kt_realloc(void *p, size_t n, size_t size);
+void kt_copy_name(char *dst, size_t size, const char *src);
+
+struct kt_patch *kt_patch_find(struct kt_model *m, const char *name,
+			       bool create);
+void kt_patch_free(struct kt_model *m, struct kt_patch *p);
+struct kt_fn *kt_fn_find(struct kt_model *m, const char *object,
+			 const char *name);
+struct kt_func *kt_func_bind(struct kt_model *m, struct kt_patch *p,
+			     struct kt_fn *fn, unsigned int id);
+int kt_stack_index(const struct kt_fn *fn, const struct kt_func *f);
+void kt_stack_push(struct kt_fn *fn, struct kt_func *f);
+void kt_stack_remove(struct kt_fn *fn, struct kt_func *f);
+int kt_model_resync(struct kt_model *m);
+void kt_model_count(const struct kt_model *m, unsigned int *enabled,
+		    unsigned int *disabled, unsigned int *patched_fns);
+void kt_model_free(struct kt_model *m);
+
+/* --- the event applier (klptop_events.c) --------------------------------- */
+
 /* A line of the transition log. */
 struct kt_transition {
 	unsigned long long ts_ns;	/* CLOCK_MONOTONIC, as bpf_ktime_get_ns() */
+	unsigned long long seq;		/* the core's transition number */
 	unsigned int type;		/* enum klp_event_type */
+	int cause;			/* enum klp_cause; 0 for none */
 	int ret;
 	char patch[KLP_NAME_LEN];
 	char func[KLP_FUNC_LEN];	/* "" unless about one function */
 	char text[KT_TEXT_LEN];
 };
 
-/* A push or pop waiting for the patch or object event that explains it. */
-struct kt_pending {
-	unsigned long long ts_ns;
-	unsigned int type;		/* KLP_EV_FUNC_PUSH or _POP */
-	char patch[KLP_NAME_LEN];
-	char func[KLP_FUNC_LEN];
-	char winner[KLP_NAME_LEN];
-	unsigned int depth;
+/* The last KT_LOG_LEN transitions, oldest first from n - KT_LOG_LEN. */
+struct kt_log {
+	struct kt_transition ring[KT_LOG_LEN];
+	unsigned long long n;		/* transitions logged so far */
+	unsigned long long shown;	/* ... of which printed */
 };
+
+void kt_event_apply(struct kt_model *m, struct kt_log *log,
+		    const struct klp_transition_event *e);
+const char *kt_event_name(unsigned int type);
+const char *kt_cause_name(int cause);
+
+/* --- the counters (klptop_counters.c) ------------------------------------ */
+
+struct kt_hit {
+	struct klp_hit_key key;
+	unsigned long long sum;		/* over all CPUs */
+};
+
+struct kt_counters {
+	int fd;				/* the hits map */
+	int ncpus;
+	size_t value_size;		/* one per-CPU value, as the kernel copies it */
+	struct kt_hit *last;		/* the last value of every counter, by key */
+	size_t nr_last;
+	struct kt_hit *hits;		/* this read */
+	size_t nr_hits, cap_hits;
+	struct klp_hit_key *keys;	/* a batch's keys ... */
+	unsigned long long *values;	/* ... and their per-CPU values */
+	unsigned int batch_cap;		/* keys' worth of both */
+	bool no_batch;			/* the kernel has no batch ops for it */
+	unsigned long long interval_unknown;	/* hits of ids we cannot name */
+	bool unknown_tried[KLP_MAX_HIT_KEYS];
+};
+
+int kt_counters_init(struct kt_counters *c, int fd);
+int kt_counters_update(struct kt_counters *c, struct kt_model *m);
+void kt_counters_free(struct kt_counters *c);
+
+/* --- what is shown (klptop_screen.c, klptop_json.c) ---------------------- */
+
+struct kt_view {
+	bool noclear;			/* scroll: print only new transitions */
+	bool nosummary;
+	bool paused;
+	int rows;
+	enum kt_sort sort;
+	const char *patch;		/* shell patterns, or NULL */
+	const char *func;
+	long long realtime_off_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
+};
+
+struct kt_totals {
+	unsigned long long tick_ns;	/* CLOCK_MONOTONIC at the interval's end */
+	double elapsed;			/* seconds in the interval */
+	unsigned long long hits;
+	double rate;
+	unsigned long long lost_hits;
+	unsigned long long lost_events;
+};
+
+size_t kt_select_rows(const struct kt_view *v, const struct kt_model *m,
+		      struct kt_fn ***rows);
+bool kt_transition_matches(const struct kt_view *v,
+			   const struct kt_transition *t);
+void kt_fmt_hms(const struct kt_view *v, unsigned long long mono_ns,
+		char *buf, size_t size);
+void kt_print_screen(const struct kt_view *v, const struct kt_model *m,
+		     struct kt_log *log, const struct kt_totals *tot);
+void kt_print_json(const struct kt_view *v, const struct kt_model *m,
+		   struct kt_log *log, const struct kt_totals *tot);
 
 #endif /* _KLPTOP_H */

@@ -34,4 +34,6 @@ assert_eq "userspace/snapshot.h: klptop only" "klptop" "$(stale userspace/snapsh
 # klp-trace reads the records by field name (libtraceevent), not uapi.h
 assert_eq "include/klp/uapi.h: klptop only" "klptop" "$(stale include/klp/uapi.h)"
 assert_eq "userspace/klp-trace.c: klp-trace only" "klp-trace" "$(stale userspace/klp-trace.c)"
+assert_eq "userspace/klptop_model.c (a room): klptop only" "klptop" "$(stale userspace/klptop_model.c)"
+assert_eq "userspace/klp-trace.h: klp-trace only" "klp-trace" "$(stale userspace/klp-trace.h)"
 ktap_finish

@@ -332,26 +332,40 @@ check "the target's init completes" wait $TARGET_PID
 after "module coming and an enable interleaved" 3 1
 count "after the interleave" 3 5000 3000
 assert_eq "the interleave logged in the core's order" \
-	"patch klp_test_p1 applied to module klp_test_target: klp_target_a now -> klp_test_p1 (depth 1)
-patch klp_test_p3 enabled: klp_target_a now -> klp_test_p3 (depth 2)" \
-	"$(tail -n +$from "$KT_JSON" | jq -r '.transitions[].text' | grep -E '^patch klp_test_p[13] (applied|enabled).*: klp_target_a now')"
+	"patch klp_test_p1 applying to module klp_test_target: klp_target_a now -> klp_test_p1 (depth 1)
+patch klp_test_p3 enabling: klp_target_a now -> klp_test_p3 (depth 2)" \
+	"$(tail -n +$from "$KT_JSON" | jq -r '.transitions[].text' | grep -E '^patch klp_test_p[13] (applying|enabling).*: klp_target_a now')"
 
 head -n "$(kt_lines)" "$KT_JSON" | jq -r '.transitions[].text' > "$T/transitions"
 for t in \
 	"patch klp_test_p1 registered" \
-	"patch klp_test_p1 enabled: klp_target_a now -> klp_test_p1 (depth 1)" \
-	"patch klp_test_p2 enabled: klp_target_a now -> klp_test_p2 (depth 2)" \
-	"patch klp_test_p2 disabled: klp_target_b now -> klp_test_p1 (depth 1)" \
-	"patch klp_test_p3 disabled: klp_target_a now -> klp_test_p2 (depth 2)" \
-	"patch klp_test_p1 disabled: klp_target_a now -> original (depth 0)" \
-	"patch klp_test_p1 reverted, module klp_test_target going: klp_target_a now -> klp_test_p3 (depth 1)" \
+	"patch klp_test_p1 enabling: klp_target_a now -> klp_test_p1 (depth 1)" \
+	"patch klp_test_p1 enabled" \
+	"patch klp_test_p2 enabling: klp_target_a now -> klp_test_p2 (depth 2)" \
+	"patch klp_test_p2 disabling: klp_target_b now -> klp_test_p1 (depth 1)" \
+	"patch klp_test_p2 disabled" \
+	"patch klp_test_p3 disabling: klp_target_a now -> klp_test_p2 (depth 2)" \
+	"patch klp_test_p1 disabling: klp_target_a now -> original (depth 0)" \
+	"patch klp_test_p1 reverting, module klp_test_target going: klp_target_a now -> klp_test_p3 (depth 1)" \
+	"patch klp_test_p1 reverted, module klp_test_target going" \
 	"patch klp_test_p2 deferred: module klp_test_target not loaded" \
-	"patch klp_test_p3 applied to module klp_test_target: klp_target_a now -> klp_test_p3 (depth 3)" \
+	"patch klp_test_p3 applying to module klp_test_target: klp_target_a now -> klp_test_p3 (depth 3)" \
+	"patch klp_test_p3 applied to module klp_test_target" \
+	"patch klp_test_probe enabling: klp_target_a now -> klp_test_probe (depth 2)" \
 	"patch klp_test_probe failed on klp_test_target:klp_target_c: Device or resource busy (-16)" \
+	"patch klp_test_probe rolled back: klp_target_a now -> klp_test_p1 (depth 1)" \
 	"patch klp_test_probe enable failed: Device or resource busy (-16)" \
 	"patch klp_test_probe unregistered"; do
 	check "transition logged: $t" grep -qxF "$t" "$T/transitions"
 done
+check "every transition carries the core's seq, strictly increasing" \
+	eval 'head -n "$(kt_lines)" "$KT_JSON" | jq -r ".transitions[].seq" |
+		awk "\$1 <= p { bad = 1 } { p = \$1; n++ } END { exit bad || n < 20 }"'
+assert_eq "pushes and pops name their cause, every cause seen" \
+	"disable enable module_coming module_going rollback" \
+	"$(head -n "$(kt_lines)" "$KT_JSON" |
+		jq -r '.transitions[] | select(.event == "push" or .event == "pop") | .cause' |
+		sort -u | paste -sd ' ')"
 line=$(kt_after)
 assert_eq "summary: 3 patches, 2 enabled, 1 disabled, 2 functions patched" "3 2 1 2" \
 	"$(jq -r '.summary | "\(.patches) \(.enabled) \(.disabled) \(.functions)"' <<< "$line")"

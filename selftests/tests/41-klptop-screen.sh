@@ -78,7 +78,7 @@ reads=$(row cmdline_proc_show | cut -d' ' -f8)
 target_call a 1000 > /dev/null
 target_call b 5000 > /dev/null
 for i in 1 2 3; do cat /proc/cmdline > /dev/null; done
-wait_screen 'patch klp_test_p2 enabled: klp_target_b now -> klp_test_p2 \(depth 2\)' ||
+wait_screen 'patch klp_test_p2 enabling: klp_target_b now -> klp_test_p2 \(depth 2\)' ||
 	not_ok "footer shows p2's enable (pane: $(screen))"
 wait_refreshes 2 || not_ok "klptop refreshes"
 screen > "$T/screen1"
@@ -100,7 +100,7 @@ assert_eq "row cmdline_proc_show: the sample patch, 3 more reads of /proc/cmdlin
 assert_eq "idle interval: rows sorted by total" \
 	"klp_target_b klp_target_a cmdline_proc_show " "$(order)"
 check "footer: p2's enable on klp_target_a" \
-	grep -qE '^[0-9:]{8} patch klp_test_p2 enabled: klp_target_a now -> klp_test_p2 \(depth 2\)$' "$T/screen1"
+	grep -qE '^[0-9:]{8} patch klp_test_p2 enabling: klp_target_a now -> klp_test_p2 \(depth 2\)$' "$T/screen1"
 check "footer: p2's registration before it" \
 	grep -qE '^[0-9:]{8} patch klp_test_p2 registered$' "$T/screen1"
 assert_eq "the screen is cleared: one header on it after several refreshes" \
@@ -126,7 +126,7 @@ set_enabled klp_test_p2 0 || not_ok "disable p2"
 sleep 2.5
 assert_eq "paused: the screen stands still" "$t" "$(header_time)"
 tm send-keys -t kt p
-wait_screen 'patch klp_test_p2 disabled: klp_target_a now -> klp_test_p1 \(depth 1\)' &&
+wait_screen 'patch klp_test_p2 disabling: klp_target_a now -> klp_test_p1 \(depth 1\)' &&
 	ok "unpaused: the footer shows p2's disable" || not_ok "unpaused: the footer shows p2's disable"
 check "unpaused: no [paused] mark" not_paused
 assert_eq "after p2's disable: p1 wins klp_target_a, nothing below" \

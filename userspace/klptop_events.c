@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * klptop_events.c - the event applier: each transition event of the core
+ * moves the model and becomes one line of the transition log
+ *
+ * The core numbers its transitions (seq) and says why it pushed or popped
+ * each func (cause) and for which patch, so events are applied as they
+ * come, in the core's order, with nothing held back: an event already in
+ * the model's last state file (seq <= snap_seq) is only logged, and one
+ * the model does not agree with marks it for a fresh read of that file.
+ * A push or pop is logged when it happens, so a failed enable shows the
+ * pushes it made and the rollback that undid them: calls did go to the
+ * new func in between, and the counters say so.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "klptop.h"
+
+#define ARRAY_SIZE(x)	(sizeof(x) / sizeof((x)[0]))
+
+const char *kt_event_name(unsigned int type)
+{
+	static const char *const names[] = {
+		[KLP_EV_PATCH_REGISTER] = "register",
+		[KLP_EV_PATCH_UNREGISTER] = "unregister",
+		[KLP_EV_PATCH_ENABLE] = "enable",
+		[KLP_EV_PATCH_DISABLE] = "disable",
+		[KLP_EV_FUNC_PUSH] = "push",
+		[KLP_EV_FUNC_POP] = "pop",
+		[KLP_EV_OBJECT] = "object",
+		[KLP_EV_ENABLE_FAILED] = "enable_failed",
+	};
+
+	return type < ARRAY_SIZE(names) && names[type] ?
+	       names[type] : "unknown";
+}
+
+/* The cause's name as the tracepoints print it; NULL for none. */
+const char *kt_cause_name(int cause)
+{
+	static const char *const names[] = {
+		[KLP_CAUSE_ENABLE] = "enable",
+		[KLP_CAUSE_DISABLE] = "disable",
+		[KLP_CAUSE_MODULE_COMING] = "module_coming",
+		[KLP_CAUSE_MODULE_GOING] = "module_going",
+		[KLP_CAUSE_ROLLBACK] = "rollback",
+	};
+
+	return cause > 0 && (size_t)cause < ARRAY_SIZE(names) ?
+	       names[cause] : NULL;
+}
+
+__attribute__((format(printf, 4, 5)))
+static void log_add(struct kt_log *log, const struct klp_transition_event *e,
+		    const char *func, const char *fmt, ...)
+{
+	struct kt_transition *t = &log->ring[log->n % KT_LOG_LEN];
+	va_list ap;
+
+	t->ts_ns = e->ts_ns;
+	t->seq = e->seq;
+	t->type = e->type;
+	t->cause = e->type == KLP_EV_FUNC_PUSH || e->type == KLP_EV_FUNC_POP ||
+		   e->type == KLP_EV_OBJECT ? e->cause : 0;
+	t->ret = e->ret;
+	kt_copy_name(t->patch, sizeof(t->patch), e->patch);
+	kt_copy_name(t->func, sizeof(t->func), func);
+	va_start(ap, fmt);
+	vsnprintf(t->text, sizeof(t->text), fmt, ap);
+	va_end(ap);
+	log->n++;
+}
+
+/* Apply a push or pop and check the stack against what the event says. */
+static void apply_func_event(struct kt_model *m,
+			     const struct klp_transition_event *e)
+{
+	struct kt_patch *p;
+	struct kt_fn *fn;
+	struct kt_func *f;
+
+	if (e->id >= KLP_MAX_HIT_KEYS)
+		return;
+	p = kt_patch_find(m, e->patch, false);
+	if (!p) {
+		/* registered after the state file was read: learn the rest */
+		p = kt_patch_find(m, e->patch, true);
+		m->need_resync = true;
+	}
+	fn = kt_fn_find(m, e->object, e->func);
+	f = kt_func_bind(m, p, fn, e->id);
+	if (e->old_addr)
+		fn->old_addr = e->old_addr;
+	if (e->type == KLP_EV_FUNC_PUSH)
+		kt_stack_push(fn, f);
+	else
+		kt_stack_remove(fn, f);
+	if (fn->depth != e->depth ||
+	    (fn->depth ? fn->stack[0]->id : 0) != e->winner_id)
+		m->need_resync = true;
+}
+
+/* "patch P enabling: F now -> W (depth N)", after the push's cause */
+static void log_func_event(struct kt_log *log,
+			   const struct klp_transition_event *e)
+{
+	const char *winner = e->winner[0] ? e->winner : "original";
+	char why[KT_TEXT_LEN];
+
+	switch (e->cause) {
+	case KLP_CAUSE_ENABLE:
+		snprintf(why, sizeof(why), "enabling");
+		break;
+	case KLP_CAUSE_DISABLE:
+		snprintf(why, sizeof(why), "disabling");
+		break;
+	case KLP_CAUSE_MODULE_COMING:
+		snprintf(why, sizeof(why), "applying to module %s", e->object);
+		break;
+	case KLP_CAUSE_MODULE_GOING:
+		snprintf(why, sizeof(why), "reverting, module %s going",
+			 e->object);
+		break;
+	case KLP_CAUSE_ROLLBACK:
+		snprintf(why, sizeof(why), "rolled back");
+		break;
+	default:
+		snprintf(why, sizeof(why), "%s",
+			 e->type == KLP_EV_FUNC_PUSH ? "pushed" : "popped");
+		break;
+	}
+	log_add(log, e, e->func, "patch %s %s: %s now -> %s (depth %u)",
+		e->patch, why, e->func, winner, e->depth);
+}
+
+static void apply_patch_event(struct kt_model *m, struct kt_log *log,
+			      const struct klp_transition_event *e, bool fresh)
+{
+	static const char *const done[] = {
+		[KLP_EV_PATCH_REGISTER] = "registered",
+		[KLP_EV_PATCH_UNREGISTER] = "unregistered",
+		[KLP_EV_PATCH_ENABLE] = "enabled",
+		[KLP_EV_PATCH_DISABLE] = "disabled",
+	};
+	static const char *const failed[] = {
+		[KLP_EV_PATCH_REGISTER] = "registration",
+		[KLP_EV_PATCH_UNREGISTER] = "unregister",
+		[KLP_EV_PATCH_ENABLE] = "enable",
+		[KLP_EV_PATCH_DISABLE] = "disable",
+	};
+	struct kt_patch *p;
+
+	if (e->ret) {
+		log_add(log, e, "", "patch %s %s failed: %s (%d)", e->patch,
+			failed[e->type], strerror(-e->ret), e->ret);
+		return;
+	}
+	if (fresh) {
+		p = kt_patch_find(m, e->patch, false);
+		switch (e->type) {
+		case KLP_EV_PATCH_REGISTER:
+			/* the funcs and their ids are in the state file only */
+			m->need_resync = true;
+			break;
+		case KLP_EV_PATCH_UNREGISTER:
+			if (p)
+				kt_patch_free(m, p);
+			break;
+		default:
+			if (!p) {
+				p = kt_patch_find(m, e->patch, true);
+				m->need_resync = true;
+			}
+			p->enabled = e->type == KLP_EV_PATCH_ENABLE;
+			break;
+		}
+	}
+	log_add(log, e, "", "patch %s %s", e->patch, done[e->type]);
+}
+
+/**
+ * kt_event_apply() - apply one transition event of the core
+ * @m:   the model; moved unless the event is already in it
+ * @log: the transition log, which gains the event's line
+ * @ev:  the event as the BPF program wrote it
+ */
+void kt_event_apply(struct kt_model *m, struct kt_log *log,
+		    const struct klp_transition_event *ev)
+{
+	struct klp_transition_event e = *ev;
+	bool fresh = e.seq > m->snap_seq;
+
+	e.patch[sizeof(e.patch) - 1] = '\0';
+	e.object[sizeof(e.object) - 1] = '\0';
+	e.winner[sizeof(e.winner) - 1] = '\0';
+	e.func[sizeof(e.func) - 1] = '\0';
+
+	switch (e.type) {
+	case KLP_EV_FUNC_PUSH:
+	case KLP_EV_FUNC_POP:
+		if (fresh)
+			apply_func_event(m, &e);
+		log_func_event(log, &e);
+		break;
+	case KLP_EV_PATCH_REGISTER:
+	case KLP_EV_PATCH_UNREGISTER:
+	case KLP_EV_PATCH_ENABLE:
+	case KLP_EV_PATCH_DISABLE:
+		apply_patch_event(m, log, &e, fresh);
+		break;
+	case KLP_EV_OBJECT:
+		if (e.ret == KLP_OBJ_APPLIED)
+			log_add(log, &e, "", "patch %s applied to module %s",
+				e.patch, e.object);
+		else if (e.ret == KLP_OBJ_REVERTED)
+			log_add(log, &e, "", "patch %s reverted, module %s going",
+				e.patch, e.object);
+		else
+			log_add(log, &e, "", "patch %s deferred: module %s not loaded",
+				e.patch, e.object);
+		break;
+	case KLP_EV_ENABLE_FAILED:
+		log_add(log, &e, e.func, "patch %s failed on %s%s%s: %s (%d)",
+			e.patch, e.object, e.func[0] ? ":" : "", e.func,
+			strerror(-e.ret), e.ret);
+		break;
+	default:
+		break;
+	}
+}

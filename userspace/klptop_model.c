@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * klptop_model.c - klptop's picture of the core: patches, the functions
+ * they patch, and each function's func_stack (winner first)
+ *
+ * A kt_func is one patch's replacement of one function, named by the
+ * core's func id (the id klp:klp_redirect and the BPF counters carry).
+ * The model is loaded whole from the core's state file and then moved by
+ * the transition events (klptop_events.c); whenever an event does not
+ * agree with it, the state file is read again.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "klptop.h"
+#include "snapshot.h"
+
+/**
+ * kt_realloc() - klptop's one out-of-memory policy
+ * @p:    what to resize (NULL: a new array)
+ * @n:    elements
+ * @size: of one element
+ *
+ * Returns the resized array; out of memory, klptop says so and exits.
+ */
+void *kt_realloc(void *p, size_t n, size_t size)
+{
+	void *r = NULL;
+
+	if (!size || n <= (size_t)-1 / size)
+		r = realloc(p, (n ? n : 1) * size);
+	if (!r) {
+		fprintf(stderr, "klptop: out of memory\n");
+		exit(1);
+	}
+	return r;
+}
+
+void kt_copy_name(char *dst, size_t size, const char *src)
+{
+	snprintf(dst, size, "%.*s", (int)size - 1, src);
+}
+
+/* A new zeroed element, under the same policy. */
+static void *kt_zalloc(size_t size)
+{
+	return memset(kt_realloc(NULL, 1, size), 0, size);
+}
+
+struct kt_patch *kt_patch_find(struct kt_model *m, const char *name,
+			       bool create)
+{
+	struct kt_patch *p;
+	size_t i;
+
+	for (i = 0; i < m->nr_patches; i++)
+		if (!strncmp(m->patches[i]->name, name, KLP_NAME_LEN - 1))
+			return m->patches[i];
+	if (!create)
+		return NULL;
+	p = kt_zalloc(sizeof(*p));
+	kt_copy_name(p->name, sizeof(p->name), name);
+	m->patches = kt_realloc(m->patches, m->nr_patches + 1,
+				sizeof(*m->patches));
+	m->patches[m->nr_patches++] = p;
+	return p;
+}
+
+struct kt_fn *kt_fn_find(struct kt_model *m, const char *object,
+			 const char *name)
+{
+	struct kt_fn *fn;
+	size_t i;
+
+	for (i = 0; i < m->nr_fns; i++)
+		if (!strncmp(m->fns[i]->object, object, KLP_NAME_LEN - 1) &&
+		    !strncmp(m->fns[i]->name, name, KLP_FUNC_LEN - 1))
+			return m->fns[i];
+	fn = kt_zalloc(sizeof(*fn));
+	kt_copy_name(fn->object, sizeof(fn->object), object);
+	kt_copy_name(fn->name, sizeof(fn->name), name);
+	m->fns = kt_realloc(m->fns, m->nr_fns + 1, sizeof(*m->fns));
+	m->fns[m->nr_fns++] = fn;
+	return fn;
+}
+
+int kt_stack_index(const struct kt_fn *fn, const struct kt_func *f)
+{
+	unsigned int i;
+
+	for (i = 0; i < fn->depth; i++)
+		if (fn->stack[i] == f)
+			return i;
+	return -1;
+}
+
+void kt_stack_remove(struct kt_fn *fn, struct kt_func *f)
+{
+	int i = kt_stack_index(fn, f);
+
+	if (i < 0)
+		return;
+	memmove(&fn->stack[i], &fn->stack[i + 1],
+		(fn->depth - i - 1) * sizeof(*fn->stack));
+	fn->depth--;
+}
+
+/* A push puts the func on top: it wins from now on. */
+void kt_stack_push(struct kt_fn *fn, struct kt_func *f)
+{
+	if (kt_stack_index(fn, f) >= 0)
+		return;
+	memmove(&fn->stack[1], &fn->stack[0], fn->depth * sizeof(*fn->stack));
+	fn->stack[0] = f;
+	fn->depth++;
+}
+
+static void free_fn(struct kt_model *m, struct kt_fn *fn)
+{
+	size_t i;
+
+	for (i = 0; i < m->nr_fns; i++) {
+		if (m->fns[i] != fn)
+			continue;
+		memmove(&m->fns[i], &m->fns[i + 1],
+			(m->nr_fns - i - 1) * sizeof(*m->fns));
+		m->nr_fns--;
+		break;
+	}
+	free(fn->stack);
+	free(fn->funcs);
+	free(fn);
+}
+
+/* Drop a func; its function goes with its last func. */
+static void free_func(struct kt_model *m, struct kt_func *f)
+{
+	struct kt_fn *fn = f->fn;
+	unsigned int i;
+
+	kt_stack_remove(fn, f);
+	for (i = 0; i < fn->nr_funcs; i++) {
+		if (fn->funcs[i] != f)
+			continue;
+		memmove(&fn->funcs[i], &fn->funcs[i + 1],
+			(fn->nr_funcs - i - 1) * sizeof(*fn->funcs));
+		fn->nr_funcs--;
+		break;
+	}
+	if (f->id < KLP_MAX_HIT_KEYS && m->by_id[f->id] == f)
+		m->by_id[f->id] = NULL;
+	free(f);
+	if (!fn->nr_funcs)
+		free_fn(m, fn);
+}
+
+/**
+ * kt_func_bind() - the func of a patch for a function, bound to an id
+ * @m:  the model
+ * @p:  the patch
+ * @fn: the function
+ * @id: the core's func id (< KLP_MAX_HIT_KEYS)
+ *
+ * Ids are unique among registered funcs, so a different func holding @id
+ * belongs to a patch that was unregistered: it goes.
+ */
+struct kt_func *kt_func_bind(struct kt_model *m, struct kt_patch *p,
+			     struct kt_fn *fn, unsigned int id)
+{
+	struct kt_func *f = NULL, *old;
+	unsigned int i;
+
+	for (i = 0; i < fn->nr_funcs; i++)
+		if (fn->funcs[i]->patch == p)
+			f = fn->funcs[i];
+	if (!f) {
+		if (fn->nr_funcs == fn->cap) {
+			fn->cap = fn->cap ? fn->cap * 2 : 4;
+			fn->stack = kt_realloc(fn->stack, fn->cap,
+					       sizeof(*fn->stack));
+			fn->funcs = kt_realloc(fn->funcs, fn->cap,
+					       sizeof(*fn->funcs));
+		}
+		f = kt_zalloc(sizeof(*f));
+		f->patch = p;
+		f->fn = fn;
+		fn->funcs[fn->nr_funcs++] = f;
+	}
+	if (f->id != id) {
+		if (f->id < KLP_MAX_HIT_KEYS && m->by_id[f->id] == f)
+			m->by_id[f->id] = NULL;
+		f->id = id;
+	}
+	old = m->by_id[id];
+	if (old && old != f)
+		free_func(m, old);	/* never frees fn: f is one of its funcs */
+	m->by_id[id] = f;
+	return f;
+}
+
+/* A patch and its funcs, and the functions left with no func. */
+void kt_patch_free(struct kt_model *m, struct kt_patch *p)
+{
+	size_t i, j;
+
+	for (i = 0; i < m->nr_fns; ) {
+		struct kt_fn *fn = m->fns[i];
+		struct kt_func *victim = NULL;
+
+		for (j = 0; j < fn->nr_funcs; j++)
+			if (fn->funcs[j]->patch == p)
+				victim = fn->funcs[j];
+		if (victim && fn->nr_funcs == 1) {
+			free_func(m, victim);	/* frees fn: fns[i] is the next */
+			continue;
+		}
+		if (victim)
+			free_func(m, victim);
+		i++;
+	}
+	for (i = 0; i < m->nr_patches; i++) {
+		if (m->patches[i] != p)
+			continue;
+		memmove(&m->patches[i], &m->patches[i + 1],
+			(m->nr_patches - i - 1) * sizeof(*m->patches));
+		m->nr_patches--;
+		break;
+	}
+	free(p);
+}
+
+static void explain_snapshot_error(const struct kt_model *m, int err,
+				   const struct klp_snapshot *snap)
+{
+	const char *path = m->state_path ? m->state_path : KLP_STATE_PATH;
+
+	if (err == -ENOENT && !m->state_path && access(KLP_SYSFS_ROOT, F_OK))
+		fprintf(stderr, "klptop: the klp core went away (%s missing)\n",
+			KLP_SYSFS_ROOT);
+	else if (err == -ENOENT)
+		fprintf(stderr, "klptop: %s missing: is debugfs mounted? (mount -t debugfs none /sys/kernel/debug)\n",
+			path);
+	else if (err == -EPROTO && snap->bad_line)
+		fprintf(stderr, "klptop: %s: line %zu does not parse\n", path,
+			snap->bad_line);
+	else if (err == -EPROTO)
+		fprintf(stderr, "klptop: %s: the func_stacks do not add up (a klp core bug)\n",
+			path);
+	else
+		fprintf(stderr, "klptop: cannot read %s: %s (%d)\n", path,
+			strerror(-err), err);
+}
+
+/* Mark everything unseen and empty every stack, for a reload. */
+static void model_unsee(struct kt_model *m)
+{
+	size_t i, j;
+
+	for (i = 0; i < m->nr_patches; i++)
+		m->patches[i]->seen = false;
+	for (i = 0; i < m->nr_fns; i++) {
+		m->fns[i]->depth = 0;
+		for (j = 0; j < m->fns[i]->nr_funcs; j++)
+			m->fns[i]->funcs[j]->seen = false;
+	}
+}
+
+/* Drop the patches and funcs the reload did not see. */
+static void model_sweep(struct kt_model *m)
+{
+	size_t i, j;
+
+	for (i = 0; i < m->nr_patches; ) {
+		if (!m->patches[i]->seen)
+			kt_patch_free(m, m->patches[i]);
+		else
+			i++;
+	}
+	for (i = 0; i < m->nr_fns; ) {
+		struct kt_fn *fn = m->fns[i];
+		struct kt_func *stale = NULL;
+
+		for (j = 0; j < fn->nr_funcs; j++)
+			if (!fn->funcs[j]->seen)
+				stale = fn->funcs[j];
+		if (!stale) {
+			i++;
+			continue;
+		}
+		free_func(m, stale);	/* may free fn: look at fns[i] again */
+	}
+}
+
+/**
+ * kt_model_resync() - load the model from the core's state file
+ * @m: the model (its state_path, or KLP_STATE_PATH)
+ *
+ * Funcs keep their counts; funcs and patches that are gone are dropped.
+ * The events numbered up to the file's seq are in the model from now on.
+ * Returns 0, or -errno after saying why on stderr.
+ */
+int kt_model_resync(struct kt_model *m)
+{
+	struct klp_snapshot snap;
+	size_t i;
+	int err;
+
+	err = klp_snapshot_read(&snap, m->state_path);
+	if (err) {
+		explain_snapshot_error(m, err, &snap);
+		return err;
+	}
+	model_unsee(m);
+	for (i = 0; i < snap.nr_patches; i++) {
+		struct kt_patch *p = kt_patch_find(m, snap.patches[i].name, true);
+
+		p->enabled = snap.patches[i].enabled;
+		p->seen = true;
+	}
+	/* sorted winner first: appending in order builds each stack */
+	for (i = 0; i < snap.nr_funcs; i++) {
+		const struct klp_snap_func *sf = &snap.funcs[i];
+		struct kt_fn *fn;
+		struct kt_func *f;
+
+		if (sf->id >= KLP_MAX_HIT_KEYS)
+			continue;
+		fn = kt_fn_find(m, sf->object, sf->func);
+		f = kt_func_bind(m, kt_patch_find(m, sf->patch, true), fn, sf->id);
+		f->seen = true;
+		if (sf->patched) {
+			fn->stack[fn->depth++] = f;
+			if (sf->old_addr)
+				fn->old_addr = sf->old_addr;
+		}
+	}
+	m->snap_seq = snap.seq;
+	klp_snapshot_free(&snap);
+	model_sweep(m);
+	m->need_resync = false;
+	return 0;
+}
+
+/* How many patches are enabled and disabled, and functions patched. */
+void kt_model_count(const struct kt_model *m, unsigned int *enabled,
+		    unsigned int *disabled, unsigned int *patched_fns)
+{
+	size_t i;
+
+	*enabled = *disabled = *patched_fns = 0;
+	for (i = 0; i < m->nr_patches; i++) {
+		if (m->patches[i]->enabled)
+			(*enabled)++;
+		else
+			(*disabled)++;
+	}
+	for (i = 0; i < m->nr_fns; i++)
+		if (m->fns[i]->depth)
+			(*patched_fns)++;
+}
+
+void kt_model_free(struct kt_model *m)
+{
+	while (m->nr_patches)
+		kt_patch_free(m, m->patches[0]);
+	while (m->nr_fns) {	/* none left with a func, but be tidy */
+		if (m->fns[0]->nr_funcs)
+			free_func(m, m->fns[0]->funcs[0]);
+		else
+			free_fn(m, m->fns[0]);
+	}
+	free(m->patches);
+	free(m->fns);
+	m->patches = NULL;
+	m->fns = NULL;
+}

@@ -249,6 +249,7 @@ struct module *klp_find_live_module(const char *name)
 {
 	struct module *mod;
 
+	lockdep_assert_held(&klp_mutex);
 	/* find_module() needs module_mutex or preemption off. */
 	preempt_disable();
 	mod = klp_find_module_fn(name);

@@ -8,8 +8,7 @@ ktap_start "checkpatch --strict"
 
 cp=$KLP_TOP/build/checkpatch/checkpatch.pl
 if [ ! -f "$cp" ]; then
-	not_ok "checkpatch.pl present (scripts/deps.sh extracts it)"
-	ktap_finish
+	bail "checkpatch.pl present (scripts/deps.sh extracts it)"
 fi
 cd "$KLP_TOP" || exit 1
 for f in $(git ls-files 'core/*.[ch]' 'core/samples/*.c' 'selftests/modules/*.[ch]' 'include/*.h' | grep -v 'klp_trace.h$'); do

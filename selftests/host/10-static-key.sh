@@ -31,18 +31,16 @@ bad_calls='mutex|spin_lock|spin_unlock|_raw_spin|_raw_read|_raw_write|rwsem|down
 ktap_start "static-key: klp_redirect is a static-key branch in $fn"
 
 if [ ! -f "$obj" ]; then
-	not_ok "core/klp.ko exists (build it: make modules)"
-	ktap_finish
+	bail "core/klp.ko exists (build it: make modules)"
 fi
 if [ "$src" -nt "$obj" ]; then
-	not_ok "core/klp.ko is not older than core/patch.c (rebuild: make modules)"
-	ktap_finish
+	bail "core/klp.ko is not older than core/patch.c (rebuild: make modules)"
 fi
 ok "core/klp.ko is built from the current core/patch.c"
 
 dis=$(mktemp)
 trap 'rm -f "$dis"' EXIT
-objdump -dr "$obj" > "$dis" || { not_ok "objdump -dr core/klp.ko"; ktap_finish; }
+objdump -dr "$obj" > "$dis" || bail "objdump -dr core/klp.ko"
 
 # mawk has no strtonum(): hex("a8") = 168
 awk_hex='
@@ -98,8 +96,7 @@ insns() {
 
 mapfile -t handler < <(insns "$fn")
 if [ ${#handler[@]} = 0 ]; then
-	not_ok "$fn found in core/klp.ko"
-	ktap_finish
+	bail "$fn found in core/klp.ko"
 fi
 read -r sec start size < <(objdump -t "$obj" |
 	awk -v fn="$fn" "$awk_hex"'$NF == fn { print $(NF-2), hex($1), hex($(NF-1)) }')

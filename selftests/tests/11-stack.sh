@@ -7,8 +7,8 @@
 . "$(dirname "$0")/../lib.sh"
 ktap_start "func_stack: every enable and disable order"
 
-klp_insmod klp || { not_ok "core loads"; ktap_finish; }
-klp_insmod klp_test_target || { not_ok "target loads"; ktap_finish; }
+klp_insmod klp || bail "core loads"
+klp_insmod klp_test_target || bail "target loads"
 for p in 1 2 3; do
 	check "p$p registers (not enabled)" klp_insmod klp_test_p$p enable=0
 done

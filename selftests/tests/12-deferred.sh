@@ -6,7 +6,7 @@
 . "$(dirname "$0")/../lib.sh"
 ktap_start "deferred module patching"
 
-klp_insmod klp || { not_ok "core loads"; ktap_finish; }
+klp_insmod klp || bail "core loads"
 winner() { echo "$(target a) $(target_call b 20)"; }
 pos() {	# pos PATCH: stack_pos/stack_depth of its klp_target_a
 	echo "$(func_attr "$1" klp_test_target klp_target_a stack_pos)/$(func_attr "$1" klp_test_target klp_target_a stack_depth)"

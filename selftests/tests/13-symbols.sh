@@ -8,8 +8,8 @@
 . "$(dirname "$0")/../lib.sh"
 ktap_start "symbol resolution (nokaslr)"
 
-klp_insmod klp || { not_ok "core loads"; ktap_finish; }
-klp_insmod klp_test_target || { not_ok "target loads"; ktap_finish; }
+klp_insmod klp || bail "core loads"
+klp_insmod klp_test_target || bail "target loads"
 assert_eq "kernel runs at its link address" ffffffff81000000 \
 	"$(awk '$3 == "_text" { print $1 }' /proc/kallsyms)"
 cmdline=$(cat /proc/cmdline)

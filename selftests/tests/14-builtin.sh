@@ -7,8 +7,8 @@
 . "$(dirname "$0")/../lib.sh"
 ktap_start "coexistence with the builtin livepatch"
 
-klp_insmod klp || { not_ok "core loads"; ktap_finish; }
-klp_insmod klp_test_target || { not_ok "target loads"; ktap_finish; }
+klp_insmod klp || bail "core loads"
+klp_insmod klp_test_target || bail "target loads"
 BUILTIN=/sys/kernel/livepatch/klp_test_builtin
 
 # done when transition reads 0, or the patch is gone (freed after disable)

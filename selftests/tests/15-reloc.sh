@@ -8,8 +8,8 @@
 . "$(dirname "$0")/../lib.sh"
 ktap_start "relocations"
 
-klp_insmod klp || { not_ok "core loads"; ktap_finish; }
-klp_insmod klp_test_target || { not_ok "target loads"; ktap_finish; }
+klp_insmod klp || bail "core loads"
+klp_insmod klp_test_target || bail "target loads"
 
 sym() {	# sym NAME [MODULE]: address from /proc/kallsyms
 	if [ -n "${2:-}" ]; then

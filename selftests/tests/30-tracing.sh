@@ -168,7 +168,7 @@ watchdog=$!
 check "klp-trace without the core: fails naming the core" \
 	fails_with "is the klp core loaded?" "$KT"
 # the fault-injection build: a failing enable is one of the traced events
-insmod "$KLP_TOP/build/core-fault/klp.ko" || { not_ok "core (fault build) loads"; ktap_finish; }
+insmod "$KLP_TOP/build/core-fault/klp.ko" || bail "core (fault build) loads"
 
 # --- the observers ---------------------------------------------------------
 nev=$(ls -d "$TRACEFS"/events/klp/*/ | wc -l)
@@ -377,7 +377,7 @@ assert_eq "bpftrace by function: $N for klp_target_a, 2 + 1 for klp_target_b" \
 	"$(grep '^@\[' "$tmp/bpftrace-by-func.out" | sort | paste -sd' ')"
 
 # klp-trace -c 10 stopped by itself after 10 of those calls
-for _ in $(seq 100); do running klp-trace-redirect || break; sleep 0.1; done
+wait_until 10 eval '! running klp-trace-redirect'
 check "klp-trace -c 10 exits by itself, status 0" wait "${pgid[klp-trace-redirect]}"
 grep -v '^Tracing ' "$tmp/klp-trace-redirect.out" > "$tmp/ktr.out"
 assert_eq "klp-trace -c 10: 10 lines" 10 "$(wc -l < "$tmp/ktr.out")"

@@ -10,7 +10,7 @@
 ktap_start "module churn: 200 loads of a patched module"
 
 ROUNDS=${KLP_CHURN_ROUNDS:-200}
-klp_insmod klp || { not_ok "core loads"; ktap_finish; }
+klp_insmod klp || bail "core loads"
 check "p1 registers and enables (target absent)" klp_insmod klp_test_p1
 check "p2 registers and enables (target absent)" klp_insmod klp_test_p2
 

@@ -16,8 +16,8 @@ ktap_start "concurrent sysfs writers"
 
 work=/tmp/sysfs-race
 mkdir -p $work
-klp_insmod klp || { not_ok "core loads"; ktap_finish; }
-klp_insmod klp_test_target || { not_ok "target loads"; ktap_finish; }
+klp_insmod klp || bail "core loads"
+klp_insmod klp_test_target || bail "target loads"
 for p in 1 2 3; do klp_insmod klp_test_p$p enable=0 || not_ok "p$p registers"; done
 
 echo > $TRACEFS/trace

@@ -11,8 +11,8 @@ assert_eq "fault injection knobs are root-only" "600 400" \
 	"$(stat -c '%a' /sys/module/klp/parameters/fault_inject) $(stat -c '%a' /sys/module/klp/parameters/call_check)"
 check "the fault build unloads" rmmod klp
 
-klp_insmod klp || { not_ok "core loads"; ktap_finish; }
-klp_insmod livepatch-sample || { not_ok "sample loads"; ktap_finish; }
+klp_insmod klp || bail "core loads"
+klp_insmod livepatch-sample || bail "sample loads"
 nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$@"; }
 f=$KLP_SYSFS/livepatch_sample/enabled
 fn=$KLP_SYSFS/livepatch_sample/vmlinux/cmdline_proc_show

@@ -48,7 +48,8 @@ start_workers() {
 	for ((cpu = 0; cpu < ncpu; cpu++)); do
 		# niced, so that the transitions are not starved by the callers
 		nice -n 19 taskset -c $cpu bash -c "n=0; while [ ! -e $work/stop ]; do
-			echo 'a $LOOP' > $KLP_TARGET/call || exit 1; n=\$((n + 1)); done; echo \$n > $work/n.$cpu" &
+			echo 'a $LOOP' > $KLP_TARGET/call || exit 1; n=\$((n + 1))
+			echo \$n > $work/n.$cpu; done" &
 		workers+=($!)
 	done
 }
@@ -78,28 +79,38 @@ read_entered() {
 	done < "$KLP_TARGET/entered"
 }
 
-# toggle_random N PATCHES...: N random enable/disable flips, one sysfs write
-# each (the state is tracked here, not read back).  Prints the failed writes
-# and the original entries seen between two writes while a patch stayed
-# enabled.
+# all_called: every worker has finished at least one loop of calls
+all_called() {
+	local cpu
+	for ((cpu = 0; cpu < ncpu; cpu++)); do
+		[ -e $work/n.$cpu ] || return 1
+	done
+}
+
+# toggle_random N PATCHES...: at least N random enable/disable flips, one
+# sysfs write each (the state is tracked here, not read back), and more
+# (up to 10N) until every CPU's worker has called: a niced worker sharing
+# its CPU with this loop can otherwise be starved through all N.  Prints
+# the flips, the failed writes and the original entries seen between two
+# writes while a patch stayed enabled.
 declare -A state
 toggle_random() {
 	local n=$1 i p failed=0 leaked=0 after=0 any
 	shift
 	local pool=("$@")
 	for p in 1 2 3; do state[$p]=$(patch_enabled klp_test_p$p); done
-	for ((i = 0; i <= n; i++)); do
+	for ((i = 0; ; i++)); do
 		any=$((state[1] | state[2] | state[3]))
 		read_entered
 		[ $any = 1 ] && [ $i -gt 0 ] && leaked=$((leaked + ENTERED - after))
-		[ $i = $n ] && break
+		[ $i -ge $n ] && { all_called || [ $i -ge $((n * 10)) ]; } && break
 		p=${pool[RANDOM % ${#pool[@]}]}
 		state[$p]=$((1 - state[$p]))
 		echo ${state[$p]} > "$KLP_SYSFS/klp_test_p$p/enabled" || failed=$((failed + 1))
 		read_entered
 		after=$ENTERED
 	done
-	echo $failed $leaked
+	echo $i $failed $leaked
 }
 
 # check_phase NAME CALLS ENTERED0 BPF_BEFORE: the values the calls got,
@@ -131,7 +142,7 @@ check_phase() {
 # run_phase NAME LEAK-TEXT PATCHES...: 500 random transitions of PATCHES
 # under the calls, perf counting beside klptop, then every check.
 run_phase() {
-	local name=$1 leak_text=$2 e0 t0 failed leaked
+	local name=$1 leak_text=$2 e0 t0 flips failed leaked
 	shift 2
 	read_entered
 	e0=$ENTERED
@@ -139,10 +150,10 @@ run_phase() {
 	check "$name: perf stat counts on every CPU" perf_count_start $work/perf.csv
 	start_workers
 	t0=$(date +%s)
-	read -r failed leaked <<< "$(toggle_random 500 "$@")"
+	read -r flips failed leaked <<< "$(toggle_random 500 "$@")"
 	stop_workers
 	perf_count_stop $work/perf.csv
-	diag "$name: $CALLS calls on $ncpu CPUs during 500 transitions in $(( $(date +%s) - t0 )) s"
+	diag "$name: $CALLS calls on $ncpu CPUs during $flips transitions in $(( $(date +%s) - t0 )) s"
 	assert_eq "$name: every CPU's worker called to the end and exited 0" "" "${WORKERS_BAD% }"
 	assert_eq "$name: every transition write succeeded" 0 "$failed"
 	assert_eq "$name: $leak_text" 0 "$leaked"

@@ -12,11 +12,14 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/ctype.h>
 #include <linux/idr.h>
 #include <linux/kernel.h>
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
 #include "core.h"
 #include "fault.h"
 #include "patch.h"
@@ -255,6 +258,8 @@ static int klp_set_patch_state_locked(struct klp_patch *patch, int state)
 	else
 		ret = klp_disable_patch_all(patch, KLP_CAUSE_DISABLE);
 
+	if (!ret)
+		patch->enabled_ns = state == KLP_ENABLED ? ktime_get_real_ns() : 0;
 	if (state == KLP_ENABLED)
 		trace_klp_patch_enable(klp_next_seq(), klp_patch_name(patch),
 				       ret);
@@ -527,6 +532,7 @@ static int klp_init_patch(struct klp_patch *patch)
 	int ret;
 
 	patch->state = KLP_DISABLED;
+	patch->enabled_ns = 0;
 	INIT_LIST_HEAD(&patch->list);
 
 	ret = klp_sysfs_add_patch(patch);
@@ -540,6 +546,36 @@ static int klp_init_patch(struct klp_patch *patch)
 	}
 
 	list_add_tail(&patch->list, &klp_patches);
+	return 0;
+}
+
+/*
+ * A patch's cve is printed in sysfs and in the state file's space
+ * separated records, and becomes a Prometheus label: ids and separators
+ * only.
+ */
+static int klp_check_cve(const struct klp_patch *patch)
+{
+	const char *c;
+	size_t len;
+
+	if (!patch->cve)
+		return 0;
+	len = strnlen(patch->cve, KLP_CVE_MAX_LEN + 1);
+	if (!len || len > KLP_CVE_MAX_LEN) {
+		pr_err("patch '%s': cve is %s (1 to %d characters)\n",
+		       klp_patch_name(patch), len ? "too long" : "empty",
+		       KLP_CVE_MAX_LEN);
+		return -EINVAL;
+	}
+	for (c = patch->cve; *c; c++) {
+		if (!isalnum(*c) && !strchr(",._-", *c)) {
+			pr_err("patch '%s': cve may hold letters, digits and \",._-\" only, not '%c' (0x%02x)\n",
+			       klp_patch_name(patch), isprint(*c) ? *c : '?',
+			       (unsigned char)*c);
+			return -EINVAL;
+		}
+	}
 	return 0;
 }
 
@@ -570,6 +606,9 @@ int klpcore_register_patch(struct klp_patch *patch)
 		ret = -EINVAL;
 		goto trace;
 	}
+	ret = klp_check_cve(patch);
+	if (ret)
+		goto trace;
 
 	/*
 	 * A reference is taken on the patch module to prevent it from being

@@ -31,7 +31,7 @@ static inline const char *klp_obj_name(struct klp_object *obj)
 	return klp_is_module(obj) ? obj->name : "vmlinux";
 }
 
-static inline const char *klp_patch_name(struct klp_patch *patch)
+static inline const char *klp_patch_name(const struct klp_patch *patch)
 {
 	return patch->mod->name;
 }

@@ -8,6 +8,7 @@
  *
  *   seq <n>
  *   patch <patch> <enabled>
+ *   info <patch> <srcversion> <cve> <enabled_ns>
  *   object <patch> <object> <loaded>
  *   func <patch> <object> <function> <id> <pos> <depth> <old_addr> <new_func>
  *   stack <object> <function> <depth> <patch>:<id> [<patch>:<id> ...]
@@ -18,7 +19,10 @@
  * registration order, each followed by its objects, each by its funcs.
  * <pos> is 1 for a function's winner, 2 for the func below it, 0 for a
  * func not on a stack; <depth> is that stack's depth (0 then); addresses
- * are hexadecimal (0 while unresolved).  The "stack" lines repeat klp/stacks,
+ * are hexadecimal (0 while unresolved).  "info" follows its "patch":
+ * the patch module's srcversion (its MODULE_VERSION's source checksum)
+ * and the patch's cve, "-" for none, and the CLOCK_REALTIME nanoseconds
+ * of the enable in force (0 while disabled).  The "stack" lines repeat klp/stacks,
  * winner first.  New record kinds may come: a parser skips what it does
  * not know.
  *
@@ -48,6 +52,9 @@ static void klp_show_state(struct seq_file *m)
 	list_for_each_entry(patch, &klp_patches, list) {
 		seq_printf(m, "patch %s %d\n", klp_patch_name(patch),
 			   patch->state);
+		seq_printf(m, "info %s %s %s %llu\n", klp_patch_name(patch),
+			   patch->mod->srcversion ?: "-", patch->cve ?: "-",
+			   patch->enabled_ns);
 		klp_for_each_object(patch, obj) {
 			seq_printf(m, "object %s %s %d\n", klp_patch_name(patch),
 				   klp_obj_name(obj), klp_is_object_loaded(obj));

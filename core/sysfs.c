@@ -5,6 +5,7 @@
  * /sys/kernel/klp
  * /sys/kernel/klp/<patch>
  * /sys/kernel/klp/<patch>/enabled
+ * /sys/kernel/klp/<patch>/cve           (the patch's cve, "" for none)
  * /sys/kernel/klp/<patch>/<object>
  * /sys/kernel/klp/<patch>/<object>/loaded
  * /sys/kernel/klp/<patch>/<object>/<function>
@@ -50,9 +51,20 @@ static ssize_t enabled_show(struct kobject *kobj,
 	return sysfs_emit(buf, "%d\n", READ_ONCE(patch->state));
 }
 
+/* Fixed at registration and checked then (klp_check_cve()): no lock. */
+static ssize_t cve_show(struct kobject *kobj, struct kobj_attribute *attr,
+			char *buf)
+{
+	struct klp_patch *patch = container_of(kobj, struct klp_patch, kobj);
+
+	return sysfs_emit(buf, "%s\n", patch->cve ?: "");
+}
+
 static struct kobj_attribute enabled_kobj_attr = __ATTR_RW(enabled);
+static struct kobj_attribute cve_kobj_attr = __ATTR_RO(cve);
 static struct attribute *klp_patch_attrs[] = {
 	&enabled_kobj_attr.attr,
+	&cve_kobj_attr.attr,
 	NULL
 };
 ATTRIBUTE_GROUPS(klp_patch);

@@ -18,6 +18,9 @@
 struct klp_snap_patch {
 	char *name;
 	int enabled;
+	char *srcversion;		/* the patch module's; NULL for none */
+	char *cve;			/* the patch's cve list; NULL for none */
+	unsigned long long enabled_ns;	/* CLOCK_REALTIME of its enable; 0 */
 };
 
 struct klp_snap_func {

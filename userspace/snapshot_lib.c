@@ -8,6 +8,7 @@
  * say so (-EPROTO) rather than being papered over.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@ struct parser {
 	size_t patch_cap, func_cap;
 	char *object;			/* the current object, NULL before one */
 	int loaded;			/* and its loaded state */
+	bool info;			/* the current patch had its info */
 };
 
 /* Split line at spaces into at most MAX_FIELDS fields; returns their count. */
@@ -80,14 +82,40 @@ static int add_patch(struct parser *p, char **field)
 		snap->patches = n;
 	}
 	n = &snap->patches[snap->nr_patches];
+	memset(n, 0, sizeof(*n));
 	n->name = strdup(field[1]);
 	if (!n->name)
 		return -ENOMEM;
 	n->enabled = enabled;
 	snap->nr_patches++;
+	p->info = false;
 	free(p->object);
 	p->object = NULL;
 	return 0;
+}
+
+/* "-" is none; anything else a copy */
+static int dup_field(const char *field, char **dst)
+{
+	if (!strcmp(field, "-"))
+		return 0;
+	*dst = strdup(field);
+	return *dst ? 0 : -ENOMEM;
+}
+
+static int add_info(struct parser *p, char **field)
+{
+	const char *patch = current_patch(p);
+	struct klp_snap_patch *n;
+
+	if (!patch || strcmp(field[1], patch) || p->info)
+		return -EPROTO;
+	n = &p->snap->patches[p->snap->nr_patches - 1];
+	if (parse_ull(field[4], &n->enabled_ns))
+		return -EPROTO;
+	p->info = true;
+	return dup_field(field[2], &n->srcversion) ?:
+	       dup_field(field[3], &n->cve);
 }
 
 static int add_object(struct parser *p, char **field)
@@ -158,6 +186,8 @@ static int parse_line(struct parser *p, char *line, size_t lineno)
 		return -EPROTO;
 	if (!strcmp(field[0], "patch"))
 		return n == 3 ? add_patch(p, field) : -EPROTO;
+	if (!strcmp(field[0], "info"))
+		return n == 5 ? add_info(p, field) : -EPROTO;
 	if (!strcmp(field[0], "object"))
 		return n == 4 ? add_object(p, field) : -EPROTO;
 	if (!strcmp(field[0], "func"))
@@ -281,8 +311,11 @@ void klp_snapshot_free(struct klp_snapshot *snap)
 		free(snap->funcs[i].func);
 	}
 	free(snap->funcs);
-	for (i = 0; i < snap->nr_patches; i++)
+	for (i = 0; i < snap->nr_patches; i++) {
 		free(snap->patches[i].name);
+		free(snap->patches[i].srcversion);
+		free(snap->patches[i].cve);
+	}
 	free(snap->patches);
 	memset(snap, 0, sizeof(*snap));
 }

@@ -19,6 +19,7 @@
 #include <linux/ftrace.h>
 #include <linux/kobject.h>
 #include <linux/list.h>
+#include <klp/uapi.h>
 
 enum klp_state {
 	KLP_DISABLED,
@@ -110,19 +111,27 @@ struct klp_object {
  * struct klp_patch - patch structure for live patching
  * @mod:	reference to the live patch module
  * @objs:	object entries for kernel objects to be patched
+ * @cve:	optional: the CVE ids the patch fixes, comma separated, no
+ *		spaces (e.g. "CVE-2024-1086,CVE-2024-26581"); letters, digits
+ *		and ",._-" only, at most KLP_CVE_MAX_LEN characters.  Shown as
+ *		sysfs <patch>/cve and the cve label of klp-exporter's
+ *		klp_patch_info, so a fleet can ask which hosts carry a fix.
  * @list:	list node for global list of registered patches
  * @kobj:	kobject for sysfs resources
  * @state:	tracks patch-level application state
+ * @enabled_ns:	CLOCK_REALTIME of the enable now in force, 0 while disabled
  */
 struct klp_patch {
 	/* external */
 	struct module *mod;
 	struct klp_object *objs;
+	const char *cve;
 
 	/* internal */
 	struct list_head list;
 	struct kobject kobj;
 	enum klp_state state;
+	u64 enabled_ns;
 };
 
 #define klp_register_patch	klpcore_register_patch

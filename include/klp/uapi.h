@@ -99,6 +99,7 @@ enum klp_event_type {
 };
 
 #define KLP_NAME_LEN	64	/* module names are < 56 */
+#define KLP_CVE_MAX_LEN	255	/* the longest klp_patch.cve the core accepts */
 #define KLP_FUNC_LEN	128	/* longer function names are truncated */
 
 struct klp_transition_event {

@@ -28,8 +28,11 @@ int main(void)
 	}
 	printf("seq %llu\n", snap.seq);
 	for (i = 0; i < snap.nr_patches; i++)
-		printf("patch %s %d\n", snap.patches[i].name,
-		       snap.patches[i].enabled);
+		printf("patch %s %d srcversion=%s cve=%s enabled_ns=%llu\n",
+		       snap.patches[i].name, snap.patches[i].enabled,
+		       snap.patches[i].srcversion ?: "(none)",
+		       snap.patches[i].cve ?: "(none)",
+		       snap.patches[i].enabled_ns);
 	for (i = 0; i < snap.nr_funcs; i++) {
 		const struct klp_snap_func *f = &snap.funcs[i];
 
@@ -48,22 +51,24 @@ unit_build "$tmp" snapshot
 # not loaded; a record kind from a newer core in between
 good='seq 42
 patch p1 1
+info p1 D18882B9E144041D3E7CD16 CVE-2099-0001,CVE-2099-0002 1764860000123456789
 object p1 vmlinux 1
 func p1 vmlinux f 3 2 2 0xffffffff81000010 0xffffffffc0001000
 object p1 mod 0
 func p1 mod g 4 0 0 0x0 0xffffffffc0001100
 patch p2 1
+info p2 - - 0
 future p2 something
 object p2 vmlinux 1
 func p2 vmlinux f 7 1 2 0xffffffff81000010 0xffffffffc0002000
 stack vmlinux f 2 p2:7 p1:3'
 want='seq 42
-patch p1 1
-patch p2 1
+patch p1 1 srcversion=D18882B9E144041D3E7CD16 cve=CVE-2099-0001,CVE-2099-0002 enabled_ns=1764860000123456789
+patch p2 1 srcversion=(none) cve=(none) enabled_ns=0
 func mod g p1 id=4 loaded=0 patched=0 pos=0/0 old=0 new=0xffffffffc0001100
 func vmlinux f p2 id=7 loaded=1 patched=1 pos=1/2 old=0xffffffff81000010 new=0xffffffffc0002000
 func vmlinux f p1 id=3 loaded=1 patched=1 pos=2/2 old=0xffffffff81000010 new=0xffffffffc0001000'
-assert_eq "a good state: seq, patches, funcs sorted winner first, unknown kinds skipped" \
+assert_eq "a good state: seq, patches and their info, funcs sorted winner first, unknown kinds skipped" \
 	"$want" "$("$tmp/t" <<< "$good")"
 assert_eq "only a seq: nothing registered" "seq 0" "$("$tmp/t" <<< "seq 0")"
 
@@ -106,6 +111,23 @@ rc=1" "seq 1
 patch p1 1
 object p1 vmlinux 1
 func p1 vmlinux f 3 1 2 0x10 0x20"
+bad "an info of another patch: refused at its line" "error $proto line 3
+rc=1" "seq 1
+patch p1 1
+info p2 - - 0"
+bad "a second info for a patch: refused at its line" "error $proto line 4
+rc=1" "seq 1
+patch p1 1
+info p1 - - 0
+info p1 - - 5"
+bad "an info with a bad time: refused at its line" "error $proto line 3
+rc=1" "seq 1
+patch p1 1
+info p1 - - -1"
+bad "an info with a field missing: refused at its line" "error $proto line 3
+rc=1" "seq 1
+patch p1 1
+info p1 - 0"
 bad "two winners on one function: refused" "error $proto line 0
 rc=1" "seq 1
 patch p1 1

@@ -11,7 +11,8 @@
  *                empty_funcs null_new_func long_name dup_func
  *                name_256 (a 256-byte function name in a module object
  *                that is not loaded) long_obj (a 56-byte object name)
- *                no_symbol (a function the object lacks); and name_255,
+ *                no_symbol (a function the object lacks) cve_empty
+ *                cve_space cve_long (a 256-character cve); and name_255,
  *                which is well formed: it registers, and
  *   unregister_bad  unregisters it again.
  * An unknown command or kind fails the write with EINVAL.
@@ -104,6 +105,12 @@ static int klp_api_bad(const char *kind, int *ret)
 		bad_funcs[0].old_name = "klp_target_zz";
 	} else if (!strcmp(kind, "dup_func")) {
 		bad_funcs[1] = bad_funcs[0];
+	} else if (!strcmp(kind, "cve_empty")) {
+		bad_patch.cve = "";
+	} else if (!strcmp(kind, "cve_space")) {
+		bad_patch.cve = "CVE-2099-0001 CVE-2099-0002";
+	} else if (!strcmp(kind, "cve_long")) {
+		bad_patch.cve = klp_api_name(KLP_CVE_MAX_LEN + 1);
 	} else {
 		return -EINVAL;
 	}

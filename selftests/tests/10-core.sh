@@ -100,6 +100,9 @@ name_256 -22 function name longer than 255 characters in object 'klp_test_absent
 long_obj -22 object name longer than 55 characters in patch 'klp_test_api'
 no_symbol -2 symbol 'klp_target_zz' not found in object 'klp_test_target'
 dup_func -22 function 'klp_target_c' appears twice in object 'klp_test_target'
+cve_empty -22 patch 'klp_test_api': cve is empty (1 to 255 characters)
+cve_space -22 patch 'klp_test_api': cve may hold letters, digits and ",._-" only, not ' ' (0x20)
+cve_long -22 patch 'klp_test_api': cve is too long (1 to 255 characters)
 KINDS
 check "an unknown bad kind fails the control write itself" \
 	eval '! echo "bad no_such_kind" > /sys/kernel/debug/klp_test_api/ctl 2>/dev/null'
@@ -114,6 +117,32 @@ api disable >/dev/null; api unregister >/dev/null
 # no consistency model: a task may still run its code, so it stays pinned
 check "api module stays pinned after unregister" eval '! rmmod klp_test_api 2>/dev/null'
 assert_eq "target c original after unregister" 300 "$(target c)"
+
+# --- what identifies a patch: its cve, srcversion and enable time ---------
+# info_line PATCH: its "info" record in the state file
+info_line() { grep "^info $1 " "$KLP_STATE"; }
+# ns_between LINE A B: the record's enable time (ns) is within [A, B] s
+ns_between() { awk -v a="$2" -v b="$3" '{ s = $5 / 1e9; exit !(s >= a && s <= b + 1) }' <<< "$1"; }
+t0=$(date +%s)
+check "p1 (cve CVE-2099-0001, a MODULE_VERSION) loads, enabled" klp_insmod klp_test_p1
+t1=$(date +%s)
+assert_eq "p1's cve in sysfs" CVE-2099-0001 "$(cat "$KLP_SYSFS/klp_test_p1/cve")"
+src=$(cat /sys/module/klp_test_p1/srcversion)
+line=$(info_line klp_test_p1)
+assert_eq "state file: p1's srcversion and cve" "info klp_test_p1 $src CVE-2099-0001" \
+	"$(cut -d' ' -f1-4 <<< "$line")"
+check "... its enable time, between before and after its insmod" ns_between "$line" "$t0" "$t1"
+check "p1 disabled" set_enabled klp_test_p1 0
+assert_eq "... enable time 0 while disabled" 0 "$(info_line klp_test_p1 | cut -d' ' -f5)"
+sleep 1
+t2=$(date +%s)
+check "p1 enabled again" set_enabled klp_test_p1 1
+t3=$(date +%s)
+check "... its enable time is the new enable's" ns_between "$(info_line klp_test_p1)" "$t2" "$t3"
+assert_eq "the sample, with neither: no cve in sysfs, '-' for both in the state file" \
+	"|info livepatch_sample - -" \
+	"$(cat "$KLP_SYSFS/livepatch_sample/cve")|$(info_line livepatch_sample | cut -d' ' -f1-4)"
+check "p1 disabled for the rest" set_enabled klp_test_p1 0
 
 # --- ftrace bookkeeping ---------------------------------------------------
 check "ftrace lists cmdline_proc_show as IPMODIFY'd" \

@@ -34,8 +34,9 @@ BPFTOOL ?= bpftool
 CC ?= gcc
 CFLAGS ?= -g -O2 -Wall -Wextra -Wno-unused-parameter
 ARCH_BPF := x86
-# libtracefs' and libtraceevent's headers include each other by bare name
-INCLUDES := -Iinclude -I$(BPF_OUT) -Iuserspace \
+# GNU: program_invocation_short_name names the tool in shared messages.
+# libtracefs' and libtraceevent's headers include each other by bare name.
+INCLUDES := -D_GNU_SOURCE -Iinclude -I$(BPF_OUT) -Iuserspace \
 	$(shell pkg-config --cflags libtracefs libtraceevent 2>/dev/null)
 
 KBUILD := $(MAKE) -C $(KDIR)
@@ -48,7 +49,7 @@ CORE_SRCS := $(filter-out %.mod.c,$(wildcard core/*.c)) $(wildcard core/*.h) cor
 
 BPF_PROGS := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))
 SKELS := $(patsubst %,$(BPF_OUT)/%.skel.h,$(BPF_PROGS))
-TOOLS := $(BIN)/klptop $(BIN)/klp-trace
+TOOLS := $(BIN)/klptop $(BIN)/klp-trace $(BIN)/klp-exporter
 TOOL_OBJS := $(patsubst userspace/%.c,$(OUT)/obj/%.o,$(wildcard userspace/*.c))
 
 .PHONY: all modules userspace deps run check check-debug bench clean kernel-check \
@@ -88,9 +89,14 @@ $(BPF_OUT)/%.skel.h: $(BPF_OUT)/%.bpf.o
 # userspace/<name>_lib.c), its BPF skeleton when bpf/<tool>.bpf.c exists,
 # and the libraries it needs (<tool>_PKGS).  Header dependencies come from
 # the compiler (-MMD), so a change rebuilds only what includes it.
-klptop_ROOMS := klptop_model klptop_events klptop_counters klptop_screen klptop_json
+klptop_ROOMS := klptop_model klptop_events klptop_counters klptop_attach \
+	klptop_screen klptop_json
 klptop_LIBS := snapshot json
 klptop_PKGS := libbpf
+klp-exporter_ROOMS := klptop_model klptop_events klptop_counters klptop_attach \
+	klp-exporter_metrics klp-exporter_http
+klp-exporter_LIBS := snapshot
+klp-exporter_PKGS := libbpf libmicrohttpd
 klp-trace_ROOMS := klp-trace_format
 klp-trace_LIBS := seqorder json ksyms
 klp-trace_PKGS := libtracefs libtraceevent
@@ -101,6 +107,9 @@ $(OUT)/obj/%.o: userspace/%.c $$(if $$(wildcard bpf/$$*.bpf.c),$(BPF_OUT)/$$*.sk
 
 $(BIN)/%: $(OUT)/obj/%.o $$(addprefix $(OUT)/obj/,$$(addsuffix .o,$$($$*_ROOMS)) $$(addsuffix _lib.o,$$($$*_LIBS))) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(shell pkg-config --libs $($*_PKGS))
+
+# rooms that include another tool's skeleton
+$(OUT)/obj/klptop_attach.o: $(BPF_OUT)/klptop.skel.h
 
 -include $(wildcard $(OUT)/obj/*.d)
 
@@ -153,6 +162,10 @@ install: userspace $(SKELS:.skel.h=.bpf.o) install-dkms-src
 	install -m 644 man/*.8 $(DESTDIR)$(PREFIX)/share/man/man8/
 	install -m 644 $(BPF_OUT)/*.bpf.o $(DESTDIR)$(PREFIX)/lib/klp/
 	install -m 644 include/klp/*.h $(DESTDIR)$(PREFIX)/include/klp/
+	install -d $(DESTDIR)/etc/systemd/system $(DESTDIR)$(PREFIX)/share/klp/prometheus
+	sed 's|@SBINDIR@|$(PREFIX)/sbin|g' prometheus/klp-exporter.service \
+		> $(DESTDIR)/etc/systemd/system/klp-exporter.service
+	install -m 644 prometheus/klp.rules.yml $(DESTDIR)$(PREFIX)/share/klp/prometheus/
 	@echo "klp $(KLP_VERSION): now build and install the core for every kernel with"
 	@echo "  dkms install klp/$(KLP_VERSION)"
 

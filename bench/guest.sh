@@ -35,6 +35,8 @@
 #             synchronize_rcu_tasks*().
 #   klptop    klptop's own CPU time (schedstat, ns) per 1 s interval and memory
 #             with the 1000 functions patched, busy and idle.
+#   exporter  klp-exporter's CPU time per scrape and memory, the same way
+#             (bench/guest-exporter.sh).
 set -u
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
@@ -50,6 +52,7 @@ CALLER=/sys/kernel/debug/klp_bench/a
 TR=/sys/kernel/tracing
 T=/tmp/klp-bench
 mkdir -p "$T"
+. "$top/bench/guest-exporter.sh"
 
 out() {	# out SECTION METRIC CONFIG ROUND VALUE UNIT
 	echo "B|$1|$2|$3|$4|$5|$6"
@@ -606,11 +609,13 @@ klptop_section() {
 	drv=$!
 	kt_run busy_screen -C 1
 	kt_run busy_json --json 1
+	[ -x "$EXPORTER" ] && ex_run busy "$n"
 	read -r v ns < "$d/call"
 	info klptop_busy_calls_per_s "$(awk -v n="$n" -v ns="$ns" 'BEGIN { printf "%d", 10 * n / (ns / 1e9) }')"
 	touch "$T/stop"
 	wait "$drv"
 	kt_run idle_screen -C 1
+	[ -x "$EXPORTER" ] && ex_run idle "$n"
 }
 
 # --- main -------------------------------------------------------------------------

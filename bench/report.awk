@@ -308,6 +308,24 @@ END {
 				printf "| %s | %s %% | %s %% | %s | %s | %s |\n", kname[km[i]], cell("klptop", "cpu_pct", km[i]), cell("klptop", "cpu_total_pct", km[i]), cell("klptop", "vm_hwm_kb", km[i]), cell("klptop", "vm_rss_kb", km[i]), cell("klptop", "output_bytes_per_s", km[i])
 	}
 
+	if (has("exporter", "cpu_ms_per_scrape", "busy") || has("exporter", "cpu_ms_per_scrape", "idle")) {
+		print ""
+		printf "### klp-exporter's cost, %s patched functions (%s winner samples a scrape)\n", info["klptop_functions"], info["exporter_winner_series"]
+		print ""
+		print "CPU time of the klp-exporter process per OpenMetrics scrape of GET /metrics (scrapes back"
+		print "to back, schedstat), the scrape's size, and its memory after them; targets: under 20 ms"
+		print "a scrape, under 10 MB resident."
+		print ""
+		print "| klp-exporter | CPU per scrape | bytes per scrape | VmHWM kB | VmRSS kB |"
+		print "|---|---|---|---|---|"
+		split("busy idle", em, " ")
+		ename["busy"] = "calls running"
+		ename["idle"] = "idle"
+		for (i = 1; i <= 2; i++)
+			if (has("exporter", "cpu_ms_per_scrape", em[i]))
+				printf "| %s | %s ms | %s | %s | %s |\n", ename[em[i]], cell("exporter", "cpu_ms_per_scrape", em[i]), cell("exporter", "bytes_per_scrape", em[i]), cell("exporter", "vm_hwm_kb", em[i]), cell("exporter", "vm_rss_kb", em[i])
+	}
+
 	print ""
 	printf "Guest: %s, %s vCPUs (%s), kernel %s; %s rounds redirect, %s switch; loops of %s kernel calls and %s preads.\n", info["cpu"], info["cpus"], "QEMU TCG", info["kernel"], info["redirect_rounds"], info["switch_rounds"], info["kernel_loop_calls"], info["user_preads"]
 	if (nsentinel) {

@@ -91,7 +91,8 @@ unit_build() {
 	for room; do
 		srcs+=("$KLP_TOP/userspace/$room.c")
 	done
-	gcc -Wall -Werror -I"$KLP_TOP/userspace" -I"$KLP_TOP/include" -o "$dir/t" "$dir/t.c" \
+	gcc -Wall -Werror -D_GNU_SOURCE -I"$KLP_TOP/userspace" -I"$KLP_TOP/include" \
+		-I"$KLP_TOP/selftests/host" -o "$dir/t" "$dir/t.c" \
 		"${srcs[@]}" 2> "$dir/err" && return 0
 	diag "$(cat "$dir/err")"
 	bail "the $name test program builds"

@@ -75,16 +75,30 @@ done
 
 # guest GROUP-SCRIPT NAME [KVER]: run one guest group and count it
 guest() {
-	local t=$1 name=$2 kver=${3:-${KVER:-}} args tmo accel rc planned
+	local t=$1 name=$2 kver=${3:-${KVER:-}} args tmo accel rc planned gport
 	args=$(sed -n 's/^# klp-boot-args: //p' "$t")
 	tmo=$(sed -n 's/^# klp-timeout: //p' "$t")
 	# a debug kernel (make check-debug) runs everything several times slower
 	tmo=$(( ${tmo:-600} * ${KLP_TIMEOUT_SCALE:-1} ))
 	accel=$(sed -n 's/^# klp-accel: //p' "$t")
+	gport=$(sed -n 's/^# klp-host-prometheus: //p' "$t")
 	echo "# ---- $name${args:+ (kernel args: $args)}"
-	KVER=$kver KLP_ACCEL=${accel:-${KLP_ACCEL:-auto}} \
+	local KLP_HOSTFWD= KLP_PROM_ARGS= pdir=
+	if [ -n "$gport" ]; then
+		# a Prometheus on the host, scraping the guest's port gport
+		pdir=$(mktemp -d)
+		if ! eval "$("$top/selftests/guest/prometheus.sh" start "$pdir" "$gport" $((tmo + 300)))"; then
+			echo "not ok - $name: the host's Prometheus starts"
+			failed=$((failed + 1)); failures+=("$name: the host's Prometheus did not start")
+			"$top/selftests/guest/prometheus.sh" stop "$pdir"
+			return
+		fi
+		args+="${args:+ }$KLP_PROM_ARGS"
+	fi
+	KVER=$kver KLP_ACCEL=${accel:-${KLP_ACCEL:-auto}} KLP_HOSTFWD=$KLP_HOSTFWD \
 		"$top/selftests/guest/boot.sh" -t "$tmo" ${args:+-a "$args"} "$t" 2>&1 | tee "$log/out"
 	rc=${PIPESTATUS[0]}
+	[ -n "$pdir" ] && "$top/selftests/guest/prometheus.sh" stop "$pdir"
 	count "$name" "$log/out"
 	plan "$name" "$log/out"
 	planned=$?

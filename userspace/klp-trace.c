@@ -9,7 +9,6 @@
  * disabled and the instance is removed.  libtraceevent parses each event's
  * format file (klp-trace_format.c prints each record from it).
  */
-#define _GNU_SOURCE
 #include <argp.h>
 #include <errno.h>
 #include <limits.h>

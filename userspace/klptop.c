@@ -26,9 +26,6 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "klptop.h"
-#include "klptop.skel.h"
-
-#define BTF_VMLINUX	"/sys/kernel/btf/vmlinux"
 
 /* Terminal keys: on only for a foreground process on a terminal. */
 struct kt_keys {
@@ -46,8 +43,7 @@ struct klptop {
 	struct kt_model model;
 	struct kt_log log;
 	struct kt_counters counters;
-	struct klptop_bpf *skel;
-	struct ring_buffer *rb;
+	struct kt_bpf bpf;
 	unsigned long long last_tick_ns;
 	unsigned long long lost_events_seen;
 	struct kt_keys keys;
@@ -186,13 +182,6 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-/* -v: libbpf's debug messages too (its default prints all but those) */
-static int libbpf_print_all(enum libbpf_print_level level, const char *format,
-			    va_list args)
-{
-	return vfprintf(stderr, format, args);
-}
-
 static void sig_handler(int sig)
 {
 	exiting = 1;
@@ -242,36 +231,6 @@ static void keys_setup(struct kt_keys *keys)
 
 /* --- the BPF programs ------------------------------------------------------ */
 
-static int check_environment(void)
-{
-	if (access(KLP_SYSFS_ROOT, F_OK)) {
-		fprintf(stderr, "klptop: the klp core is not loaded (%s missing): load it first, e.g. insmod core/klp.ko\n",
-			KLP_SYSFS_ROOT);
-		return -1;
-	}
-	if (access(BTF_VMLINUX, R_OK)) {
-		fprintf(stderr, "klptop: this kernel has no BTF (%s missing): klptop's CO-RE BPF program needs a kernel built with CONFIG_DEBUG_INFO_BTF=y\n",
-			BTF_VMLINUX);
-		return -1;
-	}
-	return 0;
-}
-
-static void explain_bpf_error(const char *what, int err)
-{
-	if (err == -EPERM || err == -EACCES) {
-		fprintf(stderr, "klptop: not allowed to %s (%s): klptop needs root, or CAP_BPF and CAP_PERFMON (CAP_SYS_ADMIN before 5.8)\n",
-			what, strerror(-err));
-		return;
-	}
-	if (err == -ENOENT) {
-		fprintf(stderr, "klptop: cannot %s: the klp:* tracepoints were not found (is klp.ko loaded and tracefs mounted at /sys/kernel/tracing?)\n",
-			what);
-		return;
-	}
-	fprintf(stderr, "klptop: cannot %s: %s (%d)\n", what, strerror(-err), err);
-}
-
 /* A transition event from the ring buffer, to the event applier. */
 static int handle_event(void *ctx, void *data, size_t size)
 {
@@ -284,44 +243,9 @@ static int handle_event(void *ctx, void *data, size_t size)
 
 static int bpf_setup(struct klptop *k)
 {
-	int err;
+	int err = kt_bpf_attach(&k->bpf, handle_event, k);
 
-	k->skel = klptop_bpf__open();
-	if (!k->skel) {
-		err = errno ? -errno : -EINVAL;
-		explain_bpf_error("open the BPF object", err);
-		return err;
-	}
-	err = klptop_bpf__load(k->skel);
-	if (err) {
-		explain_bpf_error("load the BPF programs", err);
-		return err;
-	}
-	err = klptop_bpf__attach(k->skel);
-	if (err) {
-		explain_bpf_error("attach to the klp tracepoints", err);
-		return err;
-	}
-	k->rb = ring_buffer__new(bpf_map__fd(k->skel->maps.events),
-				 handle_event, k, NULL);
-	if (!k->rb) {
-		err = errno ? -errno : -EINVAL;
-		explain_bpf_error("set up the ring buffer", err);
-		return err;
-	}
-	return kt_counters_init(&k->counters, bpf_map__fd(k->skel->maps.hits));
-}
-
-static int consume_events(struct klptop *k)
-{
-	int err = ring_buffer__consume(k->rb);
-
-	if (err < 0 && err != -EINTR) {
-		fprintf(stderr, "klptop: reading the ring buffer: %s (%d)\n",
-			strerror(-err), err);
-		return err;
-	}
-	return 0;
+	return err ?: kt_counters_init(&k->counters, kt_bpf_hits_fd(&k->bpf));
 }
 
 /* --- the refresh loop ------------------------------------------------------ */
@@ -345,13 +269,13 @@ static int refresh(struct klptop *k, unsigned long long tick, bool show)
 	size_t i;
 	int err;
 
-	err = consume_events(k);
+	err = kt_bpf_consume(&k->bpf);
 	if (err)
 		return err;
 	tot.elapsed = (double)(tick - k->last_tick_ns) / KT_NSEC_PER_SEC;
 	k->last_tick_ns = tick;
-	tot.lost_events = __atomic_load_n(&k->skel->bss->lost_events, __ATOMIC_RELAXED);
-	tot.lost_hits = __atomic_load_n(&k->skel->bss->lost_hits, __ATOMIC_RELAXED);
+	tot.lost_events = kt_bpf_lost_events(&k->bpf);
+	tot.lost_hits = kt_bpf_lost_hits(&k->bpf);
 	if (tot.lost_events != k->lost_events_seen) {
 		/* the ring buffer overflowed: only the state file knows now */
 		k->lost_events_seen = tot.lost_events;
@@ -424,7 +348,7 @@ static int run(struct klptop *k)
 {
 	unsigned long long step = k->interval * KT_NSEC_PER_SEC, next, now;
 	struct pollfd pfd[2] = {
-		{ .fd = ring_buffer__epoll_fd(k->rb), .events = POLLIN },
+		{ .fd = kt_bpf_events_fd(&k->bpf), .events = POLLIN },
 		{ .fd = STDIN_FILENO, .events = POLLIN },
 	};
 	int err = 0, printed = 0, nfds = k->keys.on ? 2 : 1;
@@ -456,7 +380,7 @@ static int run(struct klptop *k)
 			break;
 		}
 		if (pfd[0].revents) {
-			err = consume_events(k);
+			err = kt_bpf_consume(&k->bpf);
 			if (err)
 				break;
 		}
@@ -490,8 +414,8 @@ int main(int argc, char **argv)
 	if (!isatty(STDOUT_FILENO))
 		k->view.noclear = true;
 	if (k->verbose)
-		libbpf_set_print(libbpf_print_all);
-	if (check_environment())
+		libbpf_set_print(kt_bpf_print_all);
+	if (kt_bpf_check_environment())
 		return 1;
 	k->view.realtime_off_ns = now_ns(CLOCK_REALTIME) - now_ns(CLOCK_MONOTONIC);
 
@@ -510,8 +434,7 @@ int main(int argc, char **argv)
 	}
 
 	keys_restore();
-	ring_buffer__free(k->rb);
-	klptop_bpf__destroy(k->skel);
+	kt_bpf_detach(&k->bpf);
 	kt_counters_free(&k->counters);
 	kt_model_free(&k->model);
 	free(k);

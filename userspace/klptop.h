@@ -11,16 +11,21 @@
  *   klptop_events.c    the event applier: a transition event from the ring
  *                      buffer moves the model and becomes a line of the log
  *   klptop_counters.c  the per-CPU redirection counters, read as deltas
+ *   klptop_attach.c    the BPF programs attached, their ring buffer
  *   klptop_screen.c    which rows and transitions to show; the screen
  *   klptop_json.c      the same as one JSON object per interval
  *   klptop.c           options, the BPF programs, the refresh loop, keys
  *
  * Out of memory, klptop says so and exits (kt_realloc()): a model missing
  * a func would show a wrong winner, and there is nothing to give back.
+ * klp-exporter (klp-exporter.h) is built on the model, event, counter
+ * and attach rooms too; messages name the program that prints them.
  */
 #ifndef _KLPTOP_H
 #define _KLPTOP_H
 
+#include <errno.h>		/* program_invocation_short_name */
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <klp/uapi.h>
@@ -46,6 +51,10 @@ struct kt_patch {
 	char name[KLP_NAME_LEN];
 	bool enabled;
 	bool seen;		/* found by the current resync */
+	/* from the state file only: "" or 0 until a resync saw them */
+	char srcversion[KLP_NAME_LEN];
+	char cve[KLP_CVE_MAX_LEN + 1];
+	unsigned long long enabled_ns;	/* CLOCK_REALTIME; 0 while disabled */
 };
 
 struct kt_fn;
@@ -84,6 +93,7 @@ struct kt_model {
 	const char *state_path;		/* NULL: KLP_STATE_PATH */
 	unsigned long long snap_seq;	/* events up to it are in the model */
 	bool need_resync;		/* only the state file can tell now */
+	bool quiet;			/* a failed resync says nothing */
 };
 
 void *kt_realloc(void *p, size_t n, size_t size);
@@ -93,7 +103,7 @@ struct kt_patch *kt_patch_find(struct kt_model *m, const char *name,
 			       bool create);
 void kt_patch_free(struct kt_model *m, struct kt_patch *p);
 struct kt_fn *kt_fn_find(struct kt_model *m, const char *object,
-			 const char *name);
+			 const char *name, bool create);
 struct kt_func *kt_func_bind(struct kt_model *m, struct kt_patch *p,
 			     struct kt_fn *fn, unsigned int id);
 int kt_stack_index(const struct kt_fn *fn, const struct kt_func *f);
@@ -156,6 +166,31 @@ struct kt_counters {
 int kt_counters_init(struct kt_counters *c, int fd);
 int kt_counters_update(struct kt_counters *c, struct kt_model *m);
 void kt_counters_free(struct kt_counters *c);
+
+/* --- the BPF programs (klptop_attach.c) ---------------------------------- */
+
+struct klptop_bpf;
+struct ring_buffer;
+enum libbpf_print_level;
+
+/* Called with each transition event; returns 0 (else consuming stops). */
+typedef int (*kt_event_fn)(void *ctx, void *data, size_t size);
+
+struct kt_bpf {
+	struct klptop_bpf *skel;
+	struct ring_buffer *rb;
+};
+
+int kt_bpf_check_environment(void);
+int kt_bpf_attach(struct kt_bpf *b, kt_event_fn on_event, void *ctx);
+int kt_bpf_consume(struct kt_bpf *b);
+int kt_bpf_events_fd(const struct kt_bpf *b);
+int kt_bpf_hits_fd(const struct kt_bpf *b);
+unsigned long long kt_bpf_lost_events(const struct kt_bpf *b);
+unsigned long long kt_bpf_lost_hits(const struct kt_bpf *b);
+void kt_bpf_detach(struct kt_bpf *b);
+int kt_bpf_print_all(enum libbpf_print_level level, const char *format,
+		     va_list args);
 
 /* --- what is shown (klptop_screen.c, klptop_json.c) ---------------------- */
 

@@ -33,8 +33,8 @@ int kt_counters_init(struct kt_counters *c, int fd)
 	c->fd = fd;
 	c->ncpus = libbpf_num_possible_cpus();
 	if (c->ncpus < 0) {
-		fprintf(stderr, "klptop: cannot count the possible CPUs: %s\n",
-			strerror(-c->ncpus));
+		fprintf(stderr, "%s: cannot count the possible CPUs: %s\n",
+			program_invocation_short_name, strerror(-c->ncpus));
 		return c->ncpus;
 	}
 	c->value_size = (sizeof(__u64) + 7) & ~7UL;	/* round_up(size, 8) */
@@ -211,8 +211,8 @@ int kt_counters_update(struct kt_counters *c, struct kt_model *m)
 
 	err = read_hits(c);
 	if (err) {
-		fprintf(stderr, "klptop: cannot read the hits map: %s (%d)\n",
-			strerror(-err), err);
+		fprintf(stderr, "%s: cannot read the hits map: %s (%d)\n",
+			program_invocation_short_name, strerror(-err), err);
 		return err;
 	}
 	for (i = 0; i < c->nr_hits; i++) {

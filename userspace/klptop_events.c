@@ -88,7 +88,7 @@ static void apply_func_event(struct kt_model *m,
 		p = kt_patch_find(m, e->patch, true);
 		m->need_resync = true;
 	}
-	fn = kt_fn_find(m, e->object, e->func);
+	fn = kt_fn_find(m, e->object, e->func, true);
 	f = kt_func_bind(m, p, fn, e->id);
 	if (e->old_addr)
 		fn->old_addr = e->old_addr;

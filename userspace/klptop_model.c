@@ -18,12 +18,12 @@
 #include "snapshot.h"
 
 /**
- * kt_realloc() - klptop's one out-of-memory policy
+ * kt_realloc() - the one out-of-memory policy of klptop's rooms
  * @p:    what to resize (NULL: a new array)
  * @n:    elements
  * @size: of one element
  *
- * Returns the resized array; out of memory, klptop says so and exits.
+ * Returns the resized array; out of memory, the program says so and exits.
  */
 void *kt_realloc(void *p, size_t n, size_t size)
 {
@@ -32,7 +32,8 @@ void *kt_realloc(void *p, size_t n, size_t size)
 	if (!size || n <= (size_t)-1 / size)
 		r = realloc(p, (n ? n : 1) * size);
 	if (!r) {
-		fprintf(stderr, "klptop: out of memory\n");
+		fprintf(stderr, "%s: out of memory\n",
+			program_invocation_short_name);
 		exit(1);
 	}
 	return r;
@@ -69,7 +70,7 @@ struct kt_patch *kt_patch_find(struct kt_model *m, const char *name,
 }
 
 struct kt_fn *kt_fn_find(struct kt_model *m, const char *object,
-			 const char *name)
+			 const char *name, bool create)
 {
 	struct kt_fn *fn;
 	size_t i;
@@ -78,6 +79,8 @@ struct kt_fn *kt_fn_find(struct kt_model *m, const char *object,
 		if (!strncmp(m->fns[i]->object, object, KLP_NAME_LEN - 1) &&
 		    !strncmp(m->fns[i]->name, name, KLP_FUNC_LEN - 1))
 			return m->fns[i];
+	if (!create)
+		return NULL;
 	fn = kt_zalloc(sizeof(*fn));
 	kt_copy_name(fn->object, sizeof(fn->object), object);
 	kt_copy_name(fn->name, sizeof(fn->name), name);
@@ -235,21 +238,22 @@ static void explain_snapshot_error(const struct kt_model *m, int err,
 				   const struct klp_snapshot *snap)
 {
 	const char *path = m->state_path ? m->state_path : KLP_STATE_PATH;
+	const char *me = program_invocation_short_name;
 
 	if (err == -ENOENT && !m->state_path && access(KLP_SYSFS_ROOT, F_OK))
-		fprintf(stderr, "klptop: the klp core went away (%s missing)\n",
-			KLP_SYSFS_ROOT);
+		fprintf(stderr, "%s: the klp core went away (%s missing)\n",
+			me, KLP_SYSFS_ROOT);
 	else if (err == -ENOENT)
-		fprintf(stderr, "klptop: %s missing: is debugfs mounted? (mount -t debugfs none /sys/kernel/debug)\n",
-			path);
+		fprintf(stderr, "%s: %s missing: is debugfs mounted? (mount -t debugfs none /sys/kernel/debug)\n",
+			me, path);
 	else if (err == -EPROTO && snap->bad_line)
-		fprintf(stderr, "klptop: %s: line %zu does not parse\n", path,
+		fprintf(stderr, "%s: %s: line %zu does not parse\n", me, path,
 			snap->bad_line);
 	else if (err == -EPROTO)
-		fprintf(stderr, "klptop: %s: the func_stacks do not add up (a klp core bug)\n",
-			path);
+		fprintf(stderr, "%s: %s: the func_stacks do not add up (a klp core bug)\n",
+			me, path);
 	else
-		fprintf(stderr, "klptop: cannot read %s: %s (%d)\n", path,
+		fprintf(stderr, "%s: cannot read %s: %s (%d)\n", me, path,
 			strerror(-err), err);
 }
 
@@ -299,7 +303,7 @@ static void model_sweep(struct kt_model *m)
  *
  * Funcs keep their counts; funcs and patches that are gone are dropped.
  * The events numbered up to the file's seq are in the model from now on.
- * Returns 0, or -errno after saying why on stderr.
+ * Returns 0, or -errno after saying why on stderr (unless m->quiet).
  */
 int kt_model_resync(struct kt_model *m)
 {
@@ -309,15 +313,21 @@ int kt_model_resync(struct kt_model *m)
 
 	err = klp_snapshot_read(&snap, m->state_path);
 	if (err) {
-		explain_snapshot_error(m, err, &snap);
+		if (!m->quiet)
+			explain_snapshot_error(m, err, &snap);
 		return err;
 	}
 	model_unsee(m);
 	for (i = 0; i < snap.nr_patches; i++) {
-		struct kt_patch *p = kt_patch_find(m, snap.patches[i].name, true);
+		const struct klp_snap_patch *sp = &snap.patches[i];
+		struct kt_patch *p = kt_patch_find(m, sp->name, true);
 
-		p->enabled = snap.patches[i].enabled;
+		p->enabled = sp->enabled;
 		p->seen = true;
+		kt_copy_name(p->srcversion, sizeof(p->srcversion),
+			     sp->srcversion ?: "");
+		kt_copy_name(p->cve, sizeof(p->cve), sp->cve ?: "");
+		p->enabled_ns = sp->enabled_ns;
 	}
 	/* sorted winner first: appending in order builds each stack */
 	for (i = 0; i < snap.nr_funcs; i++) {
@@ -327,7 +337,7 @@ int kt_model_resync(struct kt_model *m)
 
 		if (sf->id >= KLP_MAX_HIT_KEYS)
 			continue;
-		fn = kt_fn_find(m, sf->object, sf->func);
+		fn = kt_fn_find(m, sf->object, sf->func, true);
 		f = kt_func_bind(m, kt_patch_find(m, sf->patch, true), fn, sf->id);
 		f->seen = true;
 		if (sf->patched) {

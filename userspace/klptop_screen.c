@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-#define _GNU_SOURCE	/* qsort_r() */
 /*
  * klptop_screen.c - where the winners and counts are shown
  *

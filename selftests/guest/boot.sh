@@ -12,7 +12,9 @@
 #   -i   interactive: the script owns the console (for make run)
 # Environment: KVER, KLP_ACCEL (tcg|kvm|auto, default auto: KVM only when a
 # probe boot with it succeeds), KLP_SMP (2), KLP_MEM (2G), KLP_BOOT_ARGS
-# (kernel command line words for every boot).
+# (kernel command line words for every boot), KLP_HOSTFWD (a network card
+# on QEMU's user network with this hostfwd rule, e.g.
+# tcp:127.0.0.1:20000-:9873; none without it).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -111,6 +113,12 @@ cmdline+=" KLP_TOP=$top KLP_MODTREE=$modtree KLP_SCRIPT=$enc KLP_INTERACTIVE=$in
 cmdline+=" KLP_TIMEOUT_SCALE=${KLP_TIMEOUT_SCALE:-1}"
 [ -n "${TERM:-}" ] && cmdline+=" KLP_TERM=$TERM"
 
+if [ -n "${KLP_HOSTFWD:-}" ]; then
+	nic=(-nic "user,model=virtio-net-pci,hostfwd=$KLP_HOSTFWD")
+else
+	nic=(-nic none)
+fi
+
 # boot_once: one guest; sets res (its results directory) and qrc.  A guest
 # that has not started the script within boot_s seconds is killed and
 # marked boot-hung: rarely, multi-threaded TCG hangs the stock kernel in
@@ -125,7 +133,7 @@ boot_once() {
 		-pidfile "$res/qemu.pid"
 		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
 		-virtfs "local,path=$res,mount_tag=results,security_model=none,multidevs=remap"
-		-append "$cmdline")
+		"${nic[@]}" -append "$cmdline")
 	if [ "$interactive" = 1 ]; then
 		# --foreground: qemu must own the terminal (raw mode) for the console
 		timeout --foreground -s KILL "$timeout_s" "${qemu[@]}"

@@ -1,11 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The man pages klptop(8) and klp-trace(8): groff formats them without a
-# warning, and every option a tool's --help lists is documented in its page.
+# The man pages klptop(8), klp-trace(8) and klp-exporter(8): groff formats
+# them without a warning, and every option a tool's --help lists is
+# documented in its page.
 . "$(dirname "$0")/../lib.sh"
 ktap_start "man pages: clean, and every option documented"
 
-for tool in klptop klp-trace; do
+for tool in klptop klp-trace klp-exporter; do
 	page=$KLP_TOP/man/$tool.8
 	bin=$KLP_TOP/build/bin/$tool
 	[ -f "$page" ] || { not_ok "$tool: man/$tool.8 exists"; continue; }

@@ -17,30 +17,10 @@ cat > "$tmp/t.c" <<'EOC'
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "klptop.h"
+#include "event_script.h"
 
 static struct kt_model m;
 static struct kt_log lg;
-
-static int cause_of(const char *s)
-{
-	int c;
-
-	for (c = 1; kt_cause_name(c); c++)
-		if (!strcmp(kt_cause_name(c), s))
-			return c;
-	return 0;
-}
-
-static unsigned int type_of(const char *s)
-{
-	unsigned int t;
-
-	for (t = KLP_EV_PATCH_REGISTER; t <= KLP_EV_ENABLE_FAILED; t++)
-		if (!strcmp(kt_event_name(t), s))
-			return t;
-	return 0;
-}
 
 static void show(void)
 {
@@ -95,36 +75,8 @@ int main(void)
 			kt_print_json(&v, &m, &lg, &tot);
 			continue;
 		}
-		e.type = type_of(w[0]);
-		e.seq = strtoull(w[1], NULL, 0);
-		snprintf(e.patch, sizeof(e.patch), "%.63s", w[2]);
-		switch (e.type) {
-		case KLP_EV_FUNC_PUSH:	/* push SEQ PATCH OBJ FUNC ID DEPTH WINNER WID CAUSE */
-		case KLP_EV_FUNC_POP:
-			snprintf(e.object, sizeof(e.object), "%.63s", w[3]);
-			snprintf(e.func, sizeof(e.func), "%.63s", w[4]);
-			e.id = atoi(w[5]);
-			e.depth = atoi(w[6]);
-			snprintf(e.winner, sizeof(e.winner), "%.63s",
-				 strcmp(w[7], "-") ? w[7] : "");
-			e.winner_id = atoi(w[8]);
-			e.cause = cause_of(w[9]);
-			e.old_addr = 0x1000;
-			break;
-		case KLP_EV_OBJECT:	/* object SEQ PATCH OBJ ACTION CAUSE */
-			snprintf(e.object, sizeof(e.object), "%.63s", w[3]);
-			e.ret = atoi(w[4]);
-			e.cause = cause_of(w[5]);
-			break;
-		case KLP_EV_ENABLE_FAILED:	/* enable_failed SEQ PATCH OBJ FUNC ERR */
-			snprintf(e.object, sizeof(e.object), "%.63s", w[3]);
-			snprintf(e.func, sizeof(e.func), "%.63s", w[4]);
-			e.ret = atoi(w[5]);
-			break;
-		default:		/* enable SEQ PATCH RET, ... */
-			e.ret = n > 3 ? atoi(w[3]) : 0;
-			break;
-		}
+		if (script_event(w, n, &e))
+			continue;
 		kt_event_apply(&m, &lg, &e);
 	}
 	kt_model_free(&m);

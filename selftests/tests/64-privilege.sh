@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Privilege: only root may change a patch or read addresses; an
-# unprivileged klptop says what it needs and exits non-zero.
+# unprivileged klptop or klp-exporter says what it needs and exits
+# non-zero.
 . "$(dirname "$0")/../lib.sh"
 ktap_start "privilege"
 
@@ -34,4 +35,11 @@ if [ -x "$KLP_BIN/klptop" ]; then
 else
 	not_ok "klptop is built"
 fi
+# the exporter: the core is there but it cannot attach, so it stops and
+# says why, rather than serve klp_up 0 for a host that has the core
+out=$(cd /tmp && nobody "$KLP_BIN/klp-exporter" -l 127.0.0.1:9873 2>&1)
+assert_eq "unprivileged klp-exporter exits 1" 1 "$?"
+check "... naming the capabilities it needs" eval 'grep -q "klp-exporter needs root, or CAP_BPF and CAP_PERFMON" <<< "$out"'
+diag "klp-exporter said: $(head -n 2 <<< "$out")"
+check "... and listened nowhere" eval '! ss -Htln "sport = :9873" | grep -q .'
 ktap_finish

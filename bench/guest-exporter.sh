@@ -1,0 +1,47 @@
+# SPDX-License-Identifier: GPL-2.0
+# bench/guest-exporter.sh - klp-exporter's cost, sourced by bench/guest.sh
+# (its out, info, err, now_ns, cpu_ns helpers): with the N-function patch
+# enabled, XS scrapes of GET /metrics back to back, the exporter on CPU 1;
+# its CPU time (schedstat, all threads) per scrape, the bytes and samples
+# a scrape carries, and its memory after them.
+#
+# Records: B|exporter|cpu_ms_per_scrape|<config>|1|..|ms, bytes_per_scrape,
+# vm_hwm_kb, vm_rss_kb; I|exporter_winner_series|<n>
+
+EXPORTER=$top/build/bin/klp-exporter
+XS=${XS:-20}
+
+# ex_run CONFIG N: the exporter, XS scrapes, its figures
+ex_run() {
+	local cfg=$1 n=$2 pid a b i url=http://127.0.0.1:9873/metrics got
+	taskset -c 1 "$EXPORTER" -l 127.0.0.1:9873 2> "$T/ex.err" &
+	pid=$!
+	for i in $(seq 300); do
+		curl -sf -o "$T/ex.out" "$url" && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if ! curl -sf -o "$T/ex.out" "$url"; then
+		err "klp-exporter did not serve: $(head -c 300 "$T/ex.err")"
+		kill "$pid" 2>/dev/null
+		wait "$pid"
+		return
+	fi
+	# a real N-function scrape: one winner sample per patched function
+	got=$(grep -c '^klp_func_winner{' "$T/ex.out")
+	info exporter_winner_series "$got"
+	[ "$got" -ge "$n" ] || err "klp-exporter served $got winner samples, fewer than $n"
+	a=$(cpu_ns "$pid")
+	for ((i = 0; i < XS; i++)); do
+		curl -sf -H 'Accept: application/openmetrics-text; version=1.0.0' \
+			-o "$T/ex.out" "$url" || err "scrape $i failed"
+	done
+	b=$(cpu_ns "$pid")
+	out exporter cpu_ms_per_scrape "$cfg" 1 \
+		"$(awk -v a="$a" -v b="$b" -v k="$XS" 'BEGIN { if (a < 0 || b < a) print -1; else printf "%.2f", (b - a) / k / 1e6 }')" ms
+	out exporter bytes_per_scrape "$cfg" 1 "$(wc -c < "$T/ex.out")" B
+	out exporter vm_hwm_kb "$cfg" 1 "$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status")" kB
+	out exporter vm_rss_kb "$cfg" 1 "$(awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status")" kB
+	kill "$pid"
+	wait "$pid"
+}

@@ -1,0 +1,231 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# klp-exporter's totals and text (userspace/klp-exporter_metrics.c) on
+# klptop's model and event applier, driven from state files and a script
+# of the core's transition events (selftests/host/event_script.h): the
+# redirect counters are kept per label set, so they add up across reads
+# and resume where they were when a func goes and comes back; a winner
+# change is counted for each push or pop that moves a function's top
+# (not one below it, not one the state file already held) and for each
+# function a state reload after lost events finds with another winner;
+# failed enables and every transition by patch and event; label values
+# escaped; no address in any series; with the core absent only klp_up 0
+# and the counters; OpenMetrics and the 0.0.4 text format (which promtool
+# checks) differ only where the formats do.
+. "$(dirname "$0")/../lib.sh"
+ktap_start "klp-exporter: totals and metrics text"
+
+command -v promtool > /dev/null || bail "promtool present (scripts/deps.sh installs prometheus)"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cat > "$tmp/t.c" <<'EOC'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "event_script.h"
+#include "klp-exporter.h"
+
+static struct kt_model m;
+static struct kt_log lg;
+static struct ex_totals t;
+
+/* one command per line of stdin; see the group's comment */
+int main(void)
+{
+	char line[512], w[10][128];
+	struct ex_buf b = { 0 };
+	int n;
+
+	while (fgets(line, sizeof(line), stdin)) {
+		struct klp_transition_event e;
+		struct ex_winner *before;
+		size_t nr, i;
+
+		n = sscanf(line, "%127s %127s %127s %127s %127s %127s %127s %127s %127s %127s",
+			   w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9]);
+		if (n < 1)
+			continue;
+		if (!strcmp(w[0], "load")) {	/* load FILE: read, as at attach */
+			free((char *)m.state_path);
+			m.state_path = strdup(w[1]);
+			if (kt_model_resync(&m))
+				printf("resync failed\n");
+		} else if (!strcmp(w[0], "state")) {	/* state FILE: read, as after lost events */
+			free((char *)m.state_path);
+			m.state_path = strdup(w[1]);
+			nr = ex_winners_save(&m, &before);
+			if (kt_model_resync(&m)) {
+				printf("resync failed\n");
+				free(before);
+				continue;
+			}
+			ex_count_winner_changes(&t, &m, before, nr);
+		} else if (!strcmp(w[0], "hits")) {	/* hits ID N [ID N ...] [unattributed N] */
+			for (i = 0; i < KLP_MAX_HIT_KEYS; i++)
+				if (m.by_id[i])
+					m.by_id[i]->hits_interval = 0;
+			unsigned long long un = 0;
+			for (i = 1; i + 1 < (size_t)n; i += 2) {
+				if (!strcmp(w[i], "unattributed"))
+					un = strtoull(w[i + 1], NULL, 0);
+				else
+					m.by_id[atoi(w[i])]->hits_interval = strtoull(w[i + 1], NULL, 0);
+			}
+			ex_count_redirects(&t, &m, un);
+		} else if (!strcmp(w[0], "down")) {	/* the core went */
+			kt_model_free(&m);
+			m.snap_seq = 0;
+		} else if (!strcmp(w[0], "render")) {	/* render text|om up|down */
+			struct ex_view v = { .up = !strcmp(w[2], "up"), .model = &m, .totals = &t };
+
+			b.len = 0;
+			ex_render(&b, strcmp(w[1], "om") ? EX_TEXT : EX_OPENMETRICS, &v);
+			fwrite(b.s, 1, b.len, stdout);
+		} else if (!script_event(w, n, &e)) {
+			ex_count_event(&t, &m, &e);
+			kt_event_apply(&m, &lg, &e);
+		}
+	}
+	kt_model_free(&m);
+	ex_totals_free(&t);
+	free(b.s);
+	return 0;
+}
+EOC
+unit_build "$tmp" snapshot klptop_model klptop_events klp-exporter_metrics
+
+# p1 enabled, winning f and a"b\c; p2 registered, disabled, also on f
+cat > "$tmp/s1" <<'EOS'
+seq 10
+patch p1 1
+info p1 D18882B9E144041D3E7CD16 CVE-2099-0001,CVE-2099-0002 1764860000123456789
+object p1 vmlinux 1
+func p1 vmlinux f 3 1 1 0xffffffff81000010 0xffffffffc0001000
+func p1 vmlinux a"b\c 4 1 1 0xffffffff81000020 0xffffffffc0001100
+patch p2 0
+info p2 - - 0
+object p2 vmlinux 1
+func p2 vmlinux f 7 0 0 0xffffffff81000010 0xffffffffc0002000
+EOS
+# later, after lost events: p2 unregistered and registered again (f now
+# has id 9) and winning f; p1 enabled still, now also on g
+cat > "$tmp/s2" <<'EOS'
+seq 30
+patch p1 1
+info p1 D18882B9E144041D3E7CD16 CVE-2099-0001,CVE-2099-0002 1764860000123456789
+object p1 vmlinux 1
+func p1 vmlinux f 3 2 2 0xffffffff81000010 0xffffffffc0001000
+func p1 vmlinux a"b\c 4 1 1 0xffffffff81000020 0xffffffffc0001100
+func p1 vmlinux g 5 1 1 0xffffffff81000030 0xffffffffc0001200
+patch p2 1
+info p2 - CVE-2099-0007 1764861111000000001
+object p2 vmlinux 1
+func p2 vmlinux f 9 1 2 0xffffffff81000010 0xffffffffc0003000
+EOS
+
+run() { "$tmp/t" <<< "load $tmp/s1
+$1"; }
+# series TEXT NAME: NAME's samples in TEXT, one per line
+series() { grep -E "^$2(\{| )" <<< "$1"; }
+
+out=$(run 'render text up')
+assert_eq "patch info: srcversion and CVEs, empty labels for none" \
+'klp_patch_info{patch="p1",srcversion="D18882B9E144041D3E7CD16",cve="CVE-2099-0001,CVE-2099-0002"} 1
+klp_patch_info{patch="p2",srcversion="",cve=""} 1' "$(series "$out" klp_patch_info)"
+assert_eq "enable timestamp: for the enabled patch, in seconds to the ns" \
+	'klp_patch_enabled_timestamp_seconds{patch="p1"} 1764860000.123456789' \
+	"$(series "$out" klp_patch_enabled_timestamp_seconds)"
+assert_eq "winners: the funcs on a stack, label values escaped" \
+'klp_func_winner{object="vmlinux",function="a\"b\\c",patch="p1"} 1
+klp_func_winner{object="vmlinux",function="f",patch="p1"} 1' "$(series "$out" klp_func_winner)"
+check "no address in any series (hex or decimal)" \
+	eval '! grep -v "^#" <<< "$out" | grep -qiE "ffffffff8100|ffffffffc000|1844674407157"'
+check "promtool check metrics accepts the text" \
+	eval 'promtool check metrics <<< "$out" > "$tmp/lint" 2>&1' || diag "$(cat "$tmp/lint")"
+
+# p2 pushed over p1 on f and enabled; p1 then disabled (popped from
+# below p2: f's winner stays), p2 disabled (f back to the original);
+# p3's enable fails
+script='hits 3 100
+hits 3 5 4 2
+push 11 p2 vmlinux f 7 2 p2 7 enable
+enable 12 p2
+hits 7 10
+pop 13 p1 vmlinux f 3 1 p2 7 disable
+pop 14 p2 vmlinux f 7 0 - 0 disable
+enable 15 p3 -16
+render text up'
+out=$(run "$script")
+assert_eq "redirects add up per function and winner across reads" \
+'klp_func_redirects_total{object="vmlinux",function="a\"b\\c",patch="p1"} 2
+klp_func_redirects_total{object="vmlinux",function="f",patch="p1"} 105
+klp_func_redirects_total{object="vmlinux",function="f",patch="p2"} 10' \
+	"$(series "$out" klp_func_redirects_total)"
+assert_eq "winner changes: p1 -> p2 and p2 -> original; not the pop below p2" \
+	'klp_func_winner_changes_total{object="vmlinux",function="f"} 2' \
+	"$(series "$out" klp_func_winner_changes_total)"
+assert_eq "transitions by patch and event" \
+'klp_transitions_total{patch="p1",event="pop"} 1
+klp_transitions_total{patch="p2",event="enable"} 1
+klp_transitions_total{patch="p2",event="pop"} 1
+klp_transitions_total{patch="p2",event="push"} 1
+klp_transitions_total{patch="p3",event="enable"} 1' "$(series "$out" klp_transitions_total)"
+assert_eq "a failed enable counted for its patch" 'klp_enable_failures_total{patch="p3"} 1' \
+	"$(series "$out" klp_enable_failures_total)"
+
+out=$(run 'pop 9 p1 vmlinux f 3 0 - 0 disable
+push 10 p1 vmlinux f 3 1 p1 3 enable
+render text up')
+assert_eq "events the state file held: transitions counted, no winner change" \
+	'0 2' "$(series "$out" klp_func_winner_changes_total | wc -l) $(series "$out" klp_transitions_total | awk '{ s += $2 } END { print s }')"
+
+# p2 unregistered (its func leaves the model), then lost events: the
+# state says p2 is back, f's func now id 9, winning f; p1 also on g
+out=$(run "push 11 p2 vmlinux f 7 2 p2 7 enable
+hits 7 10
+pop 12 p2 vmlinux f 7 1 p1 3 disable
+unregister 13 p2
+state $tmp/s2
+hits 9 1 5 4 unattributed 3
+render text up")
+assert_eq "a func gone and back under the same names: its counter resumes (10 + 1)" \
+	'klp_func_redirects_total{object="vmlinux",function="f",patch="p2"} 11' \
+	"$(series "$out" klp_func_redirects_total | grep 'patch="p2"')"
+assert_eq "... and g's calls to p1 under its own labels" \
+'klp_func_redirects_total{object="vmlinux",function="g",patch="p1"} 4' \
+	"$(series "$out" klp_func_redirects_total | grep 'patch="p1"')"
+assert_eq "... hits nobody could name counted apart" 'klp_exporter_unattributed_redirects_total 3' \
+	"$(series "$out" klp_exporter_unattributed_redirects_total)"
+# f: p1 -> p2 (push 11), p2 -> p1 (pop 12), p1 -> p2 (the reload); g
+# appears with a winner (the reload); a"b\c stays p1's
+assert_eq "a state reload counts each function whose winner it changed" \
+'klp_func_winner_changes_total{object="vmlinux",function="f"} 3
+klp_func_winner_changes_total{object="vmlinux",function="g"} 1' \
+	"$(series "$out" klp_func_winner_changes_total)"
+assert_eq "... and takes the new info (p2's cve, its enable time)" \
+'klp_patch_info{patch="p2",srcversion="",cve="CVE-2099-0007"} 1
+klp_patch_enabled_timestamp_seconds{patch="p2"} 1764861111.000000001' \
+	"$(series "$out" 'klp_patch_(info|enabled_timestamp_seconds)' | grep 'patch="p2"')"
+
+out=$(run "hits 3 7
+down
+render text down")
+assert_eq "the core absent: klp_up 0, no patch or func series" \
+	"klp_up 0|0" "$(series "$out" klp_up)|$(grep -cE '^klp_(patch|func_winner|func_stack)[a-z_]*\{' <<< "$out")"
+assert_eq "... the counters still there, as they were" \
+	'klp_func_redirects_total{object="vmlinux",function="f",patch="p1"} 7' \
+	"$(series "$out" klp_func_redirects_total)"
+check "... promtool check metrics accepts it" \
+	eval 'promtool check metrics <<< "$out" > "$tmp/lint" 2>&1' || diag "$(cat "$tmp/lint")"
+
+text=$(run "$script")
+om=$(run "${script/render text up/render om up}")
+assert_eq "OpenMetrics: the same samples" "$(grep -v '^#' <<< "$text")" "$(grep -v '^#' <<< "$om")"
+assert_eq "... families: counters without _total, patch info an info" \
+'# TYPE klp_patch info
+# TYPE klp_func_redirects counter
+# TYPE klp_exporter_errors counter' \
+	"$(grep -E '^# TYPE (klp_patch|klp_func_redirects|klp_exporter_errors) ' <<< "$om")"
+assert_eq "... ends with # EOF, which the text format has not" "# EOF|0" \
+	"$(tail -n 1 <<< "$om")|$(grep -c '^# EOF' <<< "$text")"
+ktap_finish

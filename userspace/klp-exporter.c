@@ -1,0 +1,506 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * klp-exporter - the klp core's state and counters as Prometheus metrics
+ *
+ * Which patches are registered and enabled, what identifies them across a
+ * fleet (srcversion, CVEs), which func wins each patched function, how
+ * many calls each winner took, every transition and failed enable: over
+ * HTTP (GET /metrics, loopback unless told otherwise) and/or as a
+ * node_exporter textfile, replaced atomically.  doc/metrics.md defines
+ * every metric; klp-exporter.h names the rooms.
+ *
+ * The exporter outlives the core: while the core is absent it serves
+ * klp_up 0 and every counter as it was, and it attaches again when the
+ * core comes back (while attached, its BPF programs pin klp.ko).
+ */
+#include <argp.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include "klp-exporter.h"
+
+#define EX_RETRY_NS	(KT_NSEC_PER_SEC)	/* look for the core again */
+
+struct klp_exporter {
+	/* options */
+	const char *listen;		/* NULL: no HTTP */
+	const char *textfile;		/* NULL: none */
+	int interval;			/* seconds between textfile writes */
+	bool once;
+	enum ex_format once_format;
+	bool verbose;
+	/* the core, while attached */
+	bool up;
+	struct kt_bpf bpf;
+	struct kt_model model;
+	struct kt_log log;		/* the event applier's; not shown */
+	struct kt_counters counters;
+	unsigned long long lost_events_seen, lost_hits_seen;
+	unsigned long long last_try_ns;
+	int last_err;			/* of the last attach; said once */
+	libbpf_print_fn_t libbpf_print;	/* libbpf's messages, when said */
+	/* what only grows, and where it goes */
+	struct ex_totals totals;
+	struct ex_http *http;
+	struct ex_buf text;
+	bool said_textfile_error;
+};
+
+/* Process-wide by nature: what the signal handler sets. */
+static volatile sig_atomic_t exiting;
+
+const char *argp_program_version = "klp-exporter 0.1";
+const char argp_program_doc[] =
+"Serve the klp live patching core's state and counters as Prometheus\n"
+"metrics: over HTTP (GET /metrics), as a node_exporter textfile, or both.\n"
+"\n"
+"USAGE: klp-exporter [-l ADDRESS:PORT] [--no-http] [-t FILE] [-i SECONDS]\n"
+"                    [--once [--format FORMAT]] [-v]\n"
+"\n"
+"The HTTP endpoint listens on " EX_DEFAULT_LISTEN " (loopback) unless -l says\n"
+"otherwise.  Needs what klptop needs: root, or CAP_BPF, CAP_PERFMON and\n"
+"read access to debugfs klp/state.\n"
+"\n"
+"EXAMPLES:\n"
+"    klp-exporter                          # http://127.0.0.1:9873/metrics\n"
+"    klp-exporter -l 0.0.0.0:9873          # reachable from other hosts\n"
+"    klp-exporter --no-http -t /var/lib/prometheus/node-exporter/klp.prom\n"
+"    klp-exporter --once --format text | promtool check metrics\n";
+
+enum {
+	OPT_NO_HTTP = 0x100,
+	OPT_ONCE,
+	OPT_FORMAT,
+};
+
+static const struct argp_option opts[] = {
+	{ "listen", 'l', "ADDRESS:PORT", 0, "Serve HTTP here (default " EX_DEFAULT_LISTEN ")", 0 },
+	{ "no-http", OPT_NO_HTTP, NULL, 0, "No HTTP endpoint (with -t)", 0 },
+	{ "textfile", 't', "FILE", 0, "Also write the metrics to FILE (node_exporter's textfile collector: a .prom file), replaced atomically", 0 },
+	{ "interval", 'i', "SECONDS", 0, "Seconds between textfile writes, default 15", 0 },
+	{ "once", OPT_ONCE, NULL, 0, "Print the metrics once to stdout and exit", 0 },
+	{ "format", OPT_FORMAT, "FORMAT", 0, "With --once: openmetrics (default) or text", 0 },
+	{ "verbose", 'v', NULL, 0, "Verbose debug output (libbpf)", 0 },
+	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
+	{},
+};
+
+static error_t parse_arg(int key, char *arg, struct argp_state *state)
+{
+	struct klp_exporter *x = state->input;
+	char *end;
+	long v;
+
+	switch (key) {
+	case 'h':
+		argp_state_help(state, stderr, ARGP_HELP_STD_HELP);
+		break;
+	case 'l':
+		x->listen = arg;
+		break;
+	case OPT_NO_HTTP:
+		x->listen = NULL;
+		break;
+	case 't':
+		x->textfile = arg;
+		break;
+	case 'i':
+		errno = 0;
+		v = strtol(arg, &end, 10);
+		if (errno || end == arg || *end || v < 1 || v > 86400) {
+			fprintf(stderr, "invalid interval: %s (1 to 86400 seconds)\n", arg);
+			argp_usage(state);
+		}
+		x->interval = v;
+		break;
+	case OPT_ONCE:
+		x->once = true;
+		break;
+	case OPT_FORMAT:
+		if (!strcmp(arg, "openmetrics")) {
+			x->once_format = EX_OPENMETRICS;
+		} else if (!strcmp(arg, "text")) {
+			x->once_format = EX_TEXT;
+		} else {
+			fprintf(stderr, "invalid format: %s (openmetrics, text)\n", arg);
+			argp_usage(state);
+		}
+		break;
+	case 'v':
+		x->verbose = true;
+		break;
+	case ARGP_KEY_ARG:
+		fprintf(stderr, "unrecognized argument: %s\n", arg);
+		argp_usage(state);
+		break;
+	case ARGP_KEY_END:
+		if (!x->once && !x->listen && !x->textfile) {
+			fprintf(stderr, "--no-http needs -t FILE: nothing to serve\n");
+			argp_usage(state);
+		}
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static void sig_handler(int sig)
+{
+	exiting = 1;
+}
+
+static unsigned long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * KT_NSEC_PER_SEC + ts.tv_nsec;
+}
+
+/* --- the core coming and going ------------------------------------------ */
+
+/* A transition event: counted, then applied to the model. */
+static int on_event(void *ctx, void *data, size_t size)
+{
+	struct klp_exporter *x = ctx;
+	struct klp_transition_event e;
+
+	if (size < sizeof(e))
+		return 0;
+	memcpy(&e, data, sizeof(e));
+	e.patch[sizeof(e.patch) - 1] = '\0';
+	e.object[sizeof(e.object) - 1] = '\0';
+	e.winner[sizeof(e.winner) - 1] = '\0';
+	e.func[sizeof(e.func) - 1] = '\0';
+	/*
+	 * The func of an unregistered patch leaves the model: the calls it
+	 * took are read before, while it can still be named.
+	 */
+	if (e.type == KLP_EV_PATCH_UNREGISTER && !e.ret &&
+	    !kt_counters_update(&x->counters, &x->model))
+		ex_count_redirects(&x->totals, &x->model,
+				   x->counters.interval_unknown);
+	ex_count_event(&x->totals, &x->model, &e);
+	kt_event_apply(&x->model, &x->log, &e);
+	/* the enable's time is in the state file only */
+	if (e.type == KLP_EV_PATCH_ENABLE && !e.ret && e.seq > x->model.snap_seq)
+		x->model.need_resync = true;
+	return 0;
+}
+
+static void core_down(struct klp_exporter *x)
+{
+	kt_bpf_detach(&x->bpf);
+	kt_counters_free(&x->counters);
+	memset(&x->counters, 0, sizeof(x->counters));
+	kt_model_free(&x->model);
+	memset(&x->model, 0, sizeof(x->model));
+	x->up = false;
+}
+
+/* Attach and read the core's state; -ENOENT (quietly) while it is absent. */
+static int core_up(struct klp_exporter *x)
+{
+	int err;
+
+	if (access(KLP_SYSFS_ROOT, F_OK))
+		return -ENOENT;
+	/* a failure is said once, not again every second */
+	if (!x->last_err) {
+		err = kt_bpf_check_environment();
+		if (err)
+			return err;
+	}
+	libbpf_set_print(x->last_err ? NULL : x->libbpf_print);
+	err = kt_bpf_attach(&x->bpf, on_event, x);
+	libbpf_set_print(x->libbpf_print);
+	if (!err)
+		err = kt_counters_init(&x->counters, kt_bpf_hits_fd(&x->bpf));
+	x->model.quiet = x->last_err;
+	if (!err)
+		err = kt_model_resync(&x->model);
+	x->model.quiet = false;
+	if (err) {
+		core_down(x);
+		return err;
+	}
+	x->up = true;
+	x->last_err = 0;
+	x->lost_events_seen = 0;
+	x->lost_hits_seen = 0;
+	x->totals.attaches++;
+	fprintf(stderr, "%s: attached to the klp core\n",
+		program_invocation_short_name);
+	return 0;
+}
+
+/* Find the core if it is absent; one try a second at most. */
+static void core_try(struct klp_exporter *x)
+{
+	unsigned long long now = now_ns();
+	int err;
+
+	if (x->up || (x->last_try_ns && now - x->last_try_ns < EX_RETRY_NS))
+		return;
+	x->last_try_ns = now;
+	err = core_up(x);
+	if (err && err != -ENOENT && err != x->last_err)
+		x->totals.errors++;
+	if (err)
+		x->last_err = err;
+}
+
+/* The lost counts of the BPF side, added to the totals. */
+static bool take_losses(struct klp_exporter *x)
+{
+	unsigned long long ev = kt_bpf_lost_events(&x->bpf);
+	unsigned long long hits = kt_bpf_lost_hits(&x->bpf);
+	bool lost = ev != x->lost_events_seen;
+
+	x->totals.lost_events += ev - x->lost_events_seen;
+	x->totals.lost_hits += hits - x->lost_hits_seen;
+	x->lost_events_seen = ev;
+	x->lost_hits_seen = hits;
+	return lost;
+}
+
+/* Read the state again, counting the winners it changed. */
+static int resync(struct klp_exporter *x)
+{
+	struct ex_winner *before;
+	size_t nr = ex_winners_save(&x->model, &before);
+	int err = kt_model_resync(&x->model);
+
+	if (err) {
+		free(before);
+		return err;
+	}
+	ex_count_winner_changes(&x->totals, &x->model, before, nr);
+	return 0;
+}
+
+/*
+ * Bring the model and the totals up to now: the events, then the state
+ * file if they left it unsure, then the counters.
+ */
+static void update(struct klp_exporter *x)
+{
+	int err;
+
+	core_try(x);
+	if (!x->up)
+		return;
+	err = kt_bpf_consume(&x->bpf);
+	if (take_losses(x))
+		x->model.need_resync = true;
+	if (!err && x->model.need_resync)
+		err = resync(x);
+	if (!err)
+		err = kt_counters_update(&x->counters, &x->model);
+	if (!err) {
+		ex_count_redirects(&x->totals, &x->model,
+				   x->counters.interval_unknown);
+		return;
+	}
+	x->totals.errors++;
+	if (access(KLP_SYSFS_ROOT, F_OK))
+		core_down(x);	/* it went: klp_up 0 until it is back */
+}
+
+static void render(struct klp_exporter *x, enum ex_format fmt,
+		   struct ex_buf *b)
+{
+	struct ex_view v = {
+		.up = x->up,
+		.model = &x->model,
+		.totals = &x->totals,
+	};
+
+	ex_render(b, fmt, &v);
+}
+
+/* One scrape: everything up to now, then the text. */
+static void scrape(void *ctx, enum ex_format fmt, struct ex_buf *b)
+{
+	struct klp_exporter *x = ctx;
+
+	update(x);
+	render(x, fmt, b);
+}
+
+/* --- the textfile --------------------------------------------------------- */
+
+static int write_all(int fd, const char *s, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, s, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		s += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/*
+ * A reader sees the old file or the new one, never a part: written to a
+ * temporary name in the same directory (not *.prom, which node_exporter
+ * would read), flushed, then renamed over the file.
+ */
+static int write_textfile(struct klp_exporter *x)
+{
+	char tmp[4096];
+	int fd, err;
+
+	x->text.len = 0;
+	scrape(x, EX_TEXT, &x->text);
+	if (snprintf(tmp, sizeof(tmp), "%s.%d.tmp", x->textfile,
+		     (int)getpid()) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	err = write_all(fd, x->text.s ? x->text.s : "", x->text.len);
+	if (!err && fsync(fd))
+		err = -errno;
+	if (close(fd) && !err)
+		err = -errno;
+	if (!err && rename(tmp, x->textfile))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
+}
+
+static void textfile_tick(struct klp_exporter *x)
+{
+	int err = write_textfile(x);
+
+	if (!err) {
+		x->said_textfile_error = false;
+		return;
+	}
+	x->totals.errors++;
+	if (!x->said_textfile_error)
+		fprintf(stderr, "%s: cannot write %s: %s\n",
+			program_invocation_short_name, x->textfile,
+			strerror(-err));
+	x->said_textfile_error = true;
+}
+
+/* --- the loop --------------------------------------------------------------- */
+
+static int run(struct klp_exporter *x)
+{
+	unsigned long long step = x->interval * KT_NSEC_PER_SEC;
+	unsigned long long next = now_ns();
+
+	while (!exiting) {
+		struct pollfd pfd[2];
+		int n = 0, ev = -1, timeout_ms = 1000;
+		unsigned long long now;
+
+		if (x->textfile) {
+			now = now_ns();
+			if (now >= next) {
+				textfile_tick(x);
+				next += step;
+				if (next <= now)
+					next = now + step;
+				continue;
+			}
+			if ((next - now) / 1000000 < (unsigned long long)timeout_ms)
+				timeout_ms = (next - now + 999999) / 1000000;
+		}
+		if (x->up) {
+			ev = n;
+			pfd[n++] = (struct pollfd){ kt_bpf_events_fd(&x->bpf), POLLIN, 0 };
+		}
+		if (x->http) {
+			pfd[n++] = (struct pollfd){ ex_http_fd(x->http), POLLIN, 0 };
+			timeout_ms = ex_http_timeout_ms(x->http, timeout_ms);
+		}
+		if (poll(pfd, n, timeout_ms) < 0 && errno != EINTR) {
+			fprintf(stderr, "%s: poll: %s\n",
+				program_invocation_short_name, strerror(errno));
+			return -errno;
+		}
+		/* the ring buffer drained as events come: none is lost waiting */
+		if (ev >= 0 && pfd[ev].revents && kt_bpf_consume(&x->bpf))
+			x->totals.errors++;
+		if (x->http)
+			ex_http_run(x->http);
+		core_try(x);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct argp argp = {
+		.options = opts,
+		.parser = parse_arg,
+		.doc = argp_program_doc,
+	};
+	struct sigaction sa = { .sa_handler = sig_handler };
+	struct klp_exporter *x;
+	int err = 0;
+
+	x = kt_realloc(NULL, 1, sizeof(*x));
+	memset(x, 0, sizeof(*x));
+	x->listen = EX_DEFAULT_LISTEN;
+	x->interval = 15;
+	err = argp_parse(&argp, argc, argv, 0, NULL, x);
+	if (err)
+		return err;
+	x->libbpf_print = libbpf_set_print(NULL);
+	if (x->verbose)
+		x->libbpf_print = kt_bpf_print_all;
+	libbpf_set_print(x->libbpf_print);
+	signal(SIGPIPE, SIG_IGN);
+
+	/*
+	 * The core present but no way in (not root, no BTF): say it and
+	 * stop, rather than serve klp_up 0 for a host that has the core.
+	 */
+	core_try(x);
+	if (!x->up && x->last_err && access(KLP_SYSFS_ROOT, F_OK) == 0) {
+		err = x->last_err;
+		goto out;
+	}
+	if (x->once) {
+		scrape(x, x->once_format, &x->text);
+		err = write_all(STDOUT_FILENO, x->text.s ? x->text.s : "",
+				x->text.len);
+		goto out;
+	}
+	if (x->listen) {
+		x->http = ex_http_start(x->listen, scrape, x);
+		if (!x->http) {
+			err = -EADDRNOTAVAIL;
+			goto out;
+		}
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	err = run(x);
+out:
+	ex_http_stop(x->http);
+	core_down(x);
+	ex_totals_free(&x->totals);
+	free(x->text.s);
+	free(x);
+	return err ? 1 : 0;
+}

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * klp-exporter.h - klp-exporter's rooms and the state they pass around
+ *
+ * klp-exporter serves the klp core's state and counters as Prometheus
+ * metrics (doc/metrics.md is the contract).  It is built on klptop's
+ * rooms (klptop.h): the model of patches and func_stacks, the event
+ * applier, the BPF counters and their attachment.  Its own rooms:
+ *
+ *   klp-exporter_metrics.c  the totals that only grow (kept by label set,
+ *                           so a func that goes and comes back, or a core
+ *                           that is reloaded, never sends a counter back)
+ *                           and the metrics text in both formats
+ *   klp-exporter_http.c     the HTTP endpoint (libmicrohttpd): GET /metrics
+ *   klp-exporter.c          options, the core coming and going, the loop,
+ *                           the textfile for node_exporter
+ */
+#ifndef _KLP_EXPORTER_H
+#define _KLP_EXPORTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "klptop.h"
+
+#define EX_DEFAULT_LISTEN	"127.0.0.1:9873"
+
+/* The exposition formats: what Prometheus asks for, what files hold. */
+enum ex_format {
+	EX_OPENMETRICS,		/* application/openmetrics-text 1.0.0 */
+	EX_TEXT,		/* text/plain 0.0.4: node_exporter's textfiles */
+};
+
+/* A growing text buffer; out of memory is kt_realloc()'s. */
+struct ex_buf {
+	char *s;
+	size_t len, cap;
+};
+
+void ex_buf_printf(struct ex_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * A counter family: one value per label set, kept in a search tree
+ * (tsearch) by its rendered labels, e.g. object="vmlinux",function="f".
+ */
+struct ex_family {
+	void *root;
+};
+
+struct ex_totals {
+	struct ex_family redirects;	  /* object, function, patch */
+	struct ex_family winner_changes;  /* object, function */
+	struct ex_family transitions;	  /* patch, event */
+	struct ex_family enable_failures; /* patch */
+	unsigned long long unattributed;  /* redirects to ids nobody named */
+	unsigned long long lost_events;	  /* over every attachment */
+	unsigned long long lost_hits;
+	unsigned long long errors;	  /* updates that could not read */
+	unsigned long long attaches;	  /* times the core was found */
+};
+
+/* What one update made of the core, for the render. */
+struct ex_view {
+	bool up;			/* attached, the model current */
+	const struct kt_model *model;
+	const struct ex_totals *totals;
+};
+
+void ex_count_event(struct ex_totals *t, const struct kt_model *m,
+		    const struct klp_transition_event *e);
+void ex_count_redirects(struct ex_totals *t, const struct kt_model *m,
+			unsigned long long unattributed);
+/* A function's winner (its top func id, 0 for none) */
+struct ex_winner {
+	char object[KLP_NAME_LEN];
+	char name[KLP_FUNC_LEN];
+	unsigned int id;
+};
+
+size_t ex_winners_save(const struct kt_model *m, struct ex_winner **w);
+void ex_count_winner_changes(struct ex_totals *t, const struct kt_model *m,
+			     struct ex_winner *before, size_t nr);
+void ex_render(struct ex_buf *b, enum ex_format fmt, const struct ex_view *v);
+void ex_totals_free(struct ex_totals *t);
+
+/* --- the HTTP endpoint (klp-exporter_http.c) ----------------------------- */
+
+struct ex_http;
+
+/* Fills b with the metrics in fmt for one scrape. */
+typedef void (*ex_scrape_fn)(void *ctx, enum ex_format fmt, struct ex_buf *b);
+
+struct ex_http *ex_http_start(const char *listen, ex_scrape_fn scrape,
+			      void *ctx);
+int ex_http_fd(const struct ex_http *h);
+int ex_http_timeout_ms(const struct ex_http *h, int max_ms);
+void ex_http_run(struct ex_http *h);
+void ex_http_stop(struct ex_http *h);
+
+#endif /* _KLP_EXPORTER_H */

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * klp-exporter_http.c - the HTTP endpoint: GET /metrics, nothing else
+ *
+ * libmicrohttpd parses the requests; it runs in the exporter's own loop
+ * (its epoll fd beside the ring buffer's), so a scrape reads the model
+ * with no lock and no thread.  It bounds what a client can make it hold:
+ * a request's headers (a bigger one is refused), connections in all and
+ * per address, and idle time.  Any other path gets 404, any other method
+ * 405, a request with a body 413.
+ */
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <microhttpd.h>
+#include "klp-exporter.h"
+
+#define EX_HTTP_HEADER_BYTES	(16 * 1024)	/* per connection */
+#define EX_HTTP_CONNECTIONS	32
+#define EX_HTTP_PER_ADDRESS	8
+#define EX_HTTP_IDLE_S		10
+
+struct ex_http {
+	struct MHD_Daemon *daemon;
+	ex_scrape_fn scrape;
+	void *ctx;
+	struct ex_buf body;		/* the last scrape's, reused */
+};
+
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status,
+			     const char *type, const char *body, size_t len)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	r = MHD_create_response_from_buffer(len, (void *)body,
+					    MHD_RESPMEM_MUST_COPY);
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result refuse(struct MHD_Connection *c, unsigned int status,
+			      const char *why)
+{
+	return reply(c, status, "text/plain; charset=utf-8", why, strlen(why));
+}
+
+/* OpenMetrics when the scraper lists it (Prometheus does), else 0.0.4. */
+static enum ex_format negotiate(struct MHD_Connection *c)
+{
+	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+							 MHD_HTTP_HEADER_ACCEPT);
+
+	return accept && strstr(accept, "application/openmetrics-text") ?
+	       EX_OPENMETRICS : EX_TEXT;
+}
+
+/* A body announced, however: a scrape has none. */
+static bool has_body(struct MHD_Connection *c, size_t upload_size)
+{
+	const char *len = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						      MHD_HTTP_HEADER_CONTENT_LENGTH);
+
+	return upload_size ||
+	       MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+					   MHD_HTTP_HEADER_TRANSFER_ENCODING) ||
+	       (len && strcmp(len, "0"));
+}
+
+/* Answered at the first call, with the headers: a body is never read. */
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
+				  const char *url, const char *method,
+				  const char *version, const char *upload_data,
+				  size_t *upload_data_size, void **req_cls)
+{
+	struct ex_http *h = cls;
+	enum ex_format fmt;
+
+	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
+	    strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return refuse(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+			      "only GET and HEAD\n");
+	if (has_body(c, *upload_data_size))
+		return refuse(c, MHD_HTTP_CONTENT_TOO_LARGE,
+			      "a scrape has no body\n");
+	if (strcmp(url, "/metrics"))
+		return refuse(c, MHD_HTTP_NOT_FOUND,
+			      "not found: klp-exporter serves /metrics only\n");
+	fmt = negotiate(c);
+	h->body.len = 0;
+	h->scrape(h->ctx, fmt, &h->body);
+	return reply(c, MHD_HTTP_OK, fmt == EX_OPENMETRICS ?
+		     "application/openmetrics-text; version=1.0.0; charset=utf-8" :
+		     "text/plain; version=0.0.4; charset=utf-8",
+		     h->body.s ? h->body.s : "", h->body.len);
+}
+
+/* "HOST:PORT", HOST an IPv4 address or a bracketed IPv6 one */
+static struct addrinfo *resolve(const char *listen)
+{
+	struct addrinfo hints = {
+		.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE,
+		.ai_socktype = SOCK_STREAM,
+	};
+	struct addrinfo *ai = NULL;
+	char host[128];
+	const char *colon = strrchr(listen, ':');
+	size_t len;
+	int err;
+
+	if (!colon || colon == listen || !colon[1])
+		goto bad;
+	len = colon - listen;
+	if (listen[0] == '[' && colon[-1] == ']') {
+		listen++;
+		len -= 2;
+	}
+	if (len >= sizeof(host))
+		goto bad;
+	memcpy(host, listen, len);
+	host[len] = '\0';
+	err = getaddrinfo(host, colon + 1, &hints, &ai);
+	if (!err)
+		return ai;
+bad:
+	fprintf(stderr, "%s: cannot listen on '%s': give ADDRESS:PORT, e.g. 127.0.0.1:9873 or [::1]:9873\n",
+		program_invocation_short_name, listen);
+	return NULL;
+}
+
+/**
+ * ex_http_start() - listen on an address, serve scrapes from the loop
+ * @listen: "ADDRESS:PORT"
+ * @scrape: fills a scrape's body
+ * @ctx:    its first argument
+ *
+ * Returns the endpoint, or NULL after saying why.
+ */
+struct ex_http *ex_http_start(const char *listen, ex_scrape_fn scrape,
+			      void *ctx)
+{
+	struct addrinfo *ai = resolve(listen);
+	struct ex_http *h;
+	unsigned int flags = MHD_USE_EPOLL;
+
+	if (!ai)
+		return NULL;
+	h = kt_realloc(NULL, 1, sizeof(*h));
+	memset(h, 0, sizeof(*h));
+	h->scrape = scrape;
+	h->ctx = ctx;
+	if (ai->ai_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	h->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h,
+		MHD_OPTION_SOCK_ADDR, ai->ai_addr,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)EX_HTTP_HEADER_BYTES,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)EX_HTTP_CONNECTIONS,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)EX_HTTP_PER_ADDRESS,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)EX_HTTP_IDLE_S,
+		MHD_OPTION_END);
+	freeaddrinfo(ai);
+	if (!h->daemon) {
+		fprintf(stderr, "%s: cannot listen on %s: %m (in use, or not an address of this host?)\n",
+			program_invocation_short_name, listen);
+		free(h);
+		return NULL;
+	}
+	return h;
+}
+
+/* Readable when a connection or a request waits: then ex_http_run(). */
+int ex_http_fd(const struct ex_http *h)
+{
+	const union MHD_DaemonInfo *info;
+
+	info = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_EPOLL_FD);
+	return info ? info->epoll_fd : -1;
+}
+
+/* How long the loop may sleep before ex_http_run() is due, at most max_ms. */
+int ex_http_timeout_ms(const struct ex_http *h, int max_ms)
+{
+	MHD_UNSIGNED_LONG_LONG ms;
+
+	if (MHD_get_timeout(h->daemon, &ms) == MHD_YES && ms < (unsigned int)max_ms)
+		return (int)ms;
+	return max_ms;
+}
+
+void ex_http_run(struct ex_http *h)
+{
+	MHD_run(h->daemon);
+}
+
+void ex_http_stop(struct ex_http *h)
+{
+	if (!h)
+		return;
+	MHD_stop_daemon(h->daemon);
+	free(h->body.s);
+	free(h);
+}

@@ -1,0 +1,422 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * klp-exporter_metrics.c - the totals that only grow, and the metrics text
+ *
+ * Counters are kept by label set, not by func or id: a func that goes
+ * (its patch unregistered, the core reloaded) and comes back under the
+ * same names resumes its count, so no counter ever goes backwards.
+ * Redirects come from the BPF counters' deltas (klptop_counters.c), the
+ * rest from the core's transition events.  No label carries an address.
+ *
+ * Both formats are rendered here: OpenMetrics 1.0 (counter families named
+ * without _total, info type, "# EOF") for a Prometheus that asks for it,
+ * and the 0.0.4 text format for others and for node_exporter's textfiles.
+ */
+#include <search.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "klp-exporter.h"
+
+struct ex_count {
+	char *labels;
+	unsigned long long value;
+};
+
+void ex_buf_printf(struct ex_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(b->s ? b->s + b->len : NULL,
+			      b->cap - b->len, fmt, ap);
+		va_end(ap);
+		if (n < 0)
+			return;
+		if (b->len + n < b->cap) {
+			b->len += n;
+			return;
+		}
+		b->cap = (b->len + n + 1) * 2;
+		b->s = kt_realloc(b->s, b->cap, 1);
+	}
+}
+
+/* A label value, escaped as both formats want: \\, \" and \n. */
+static void put_value(struct ex_buf *b, const char *v)
+{
+	for (; *v; v++) {
+		if (*v == '\\' || *v == '"')
+			ex_buf_printf(b, "\\%c", *v);
+		else if (*v == '\n')
+			ex_buf_printf(b, "\\n");
+		else
+			ex_buf_printf(b, "%c", *v);
+	}
+}
+
+/*
+ * labels(b, "object", o, "function", f, NULL): the label set, rendered,
+ * appended to b (no braces)
+ */
+static void put_labels(struct ex_buf *b, ...)
+{
+	const char *name;
+	bool first = true;
+	va_list ap;
+
+	va_start(ap, b);
+	while ((name = va_arg(ap, const char *))) {
+		ex_buf_printf(b, "%s%s=\"", first ? "" : ",", name);
+		put_value(b, va_arg(ap, const char *));
+		ex_buf_printf(b, "\"");
+		first = false;
+	}
+	va_end(ap);
+}
+
+static int cmp_count(const void *a, const void *b)
+{
+	return strcmp(((const struct ex_count *)a)->labels,
+		      ((const struct ex_count *)b)->labels);
+}
+
+/* Add delta to the family's counter for the labels in key (taken over). */
+static void family_add(struct ex_family *f, struct ex_buf *key,
+		       unsigned long long delta)
+{
+	struct ex_count probe = { .labels = key->s }, *c, **slot;
+
+	slot = tfind(&probe, &f->root, cmp_count);
+	if (!slot) {
+		c = kt_realloc(NULL, 1, sizeof(*c));
+		c->labels = key->s;
+		c->value = 0;
+		key->s = NULL;
+		slot = tsearch(c, &f->root, cmp_count);
+		if (!slot) {
+			fprintf(stderr, "%s: out of memory\n",
+				program_invocation_short_name);
+			exit(1);
+		}
+	}
+	(*slot)->value += delta;
+	free(key->s);
+	memset(key, 0, sizeof(*key));
+}
+
+
+static unsigned int top_id(const struct kt_fn *fn)
+{
+	return fn && fn->depth ? fn->stack[0]->id : 0;
+}
+
+/* The label set of a function's winner changes, counted once more. */
+static void winner_changed(struct ex_totals *t, const char *object,
+			   const char *name)
+{
+	struct ex_buf key = {};
+
+	put_labels(&key, "object", object, "function", name, NULL);
+	family_add(&t->winner_changes, &key, 1);
+}
+
+/**
+ * ex_count_event() - count one transition event of the core
+ * @t: the totals
+ * @m: the model before the event is applied to it
+ * @e: the event, its strings terminated
+ *
+ * Every event counts once in klp_transitions_total; a failed enable in
+ * klp_enable_failures_total; a push or pop that changes its function's
+ * top func in klp_func_winner_changes_total, unless the model's state
+ * file already had it (what the model shows is then after the event).
+ */
+void ex_count_event(struct ex_totals *t, const struct kt_model *m,
+		    const struct klp_transition_event *e)
+{
+	struct ex_buf key = {};
+	const struct kt_fn *fn;
+	unsigned int after;
+
+	if (!strcmp(kt_event_name(e->type), "unknown"))
+		return;
+	put_labels(&key, "patch", e->patch, "event", kt_event_name(e->type),
+		   NULL);
+	family_add(&t->transitions, &key, 1);
+	if (e->type == KLP_EV_PATCH_ENABLE && e->ret) {
+		put_labels(&key, "patch", e->patch, NULL);
+		family_add(&t->enable_failures, &key, 1);
+	}
+	if ((e->type != KLP_EV_FUNC_PUSH && e->type != KLP_EV_FUNC_POP) ||
+	    e->seq <= m->snap_seq)
+		return;
+	fn = kt_fn_find((struct kt_model *)m, e->object, e->func, false);
+	after = e->depth ? e->winner_id : 0;
+	if (top_id(fn) != after)
+		winner_changed(t, e->object, e->func);
+}
+
+/**
+ * ex_winners_save() - each function's winner, before a state reload
+ * @m: the model
+ * @w: set to a new array of m->nr_fns, for ex_count_winner_changes()
+ *
+ * Returns the number of functions saved.
+ */
+size_t ex_winners_save(const struct kt_model *m, struct ex_winner **w)
+{
+	size_t i;
+
+	*w = kt_realloc(NULL, m->nr_fns, sizeof(**w));
+	for (i = 0; i < m->nr_fns; i++) {
+		kt_copy_name((*w)[i].object, sizeof((*w)[i].object),
+			     m->fns[i]->object);
+		kt_copy_name((*w)[i].name, sizeof((*w)[i].name),
+			     m->fns[i]->name);
+		(*w)[i].id = top_id(m->fns[i]);
+	}
+	return m->nr_fns;
+}
+
+/**
+ * ex_count_winner_changes() - count the winners a state reload changed
+ * @t:      the totals
+ * @m:      the model after the reload
+ * @before: ex_winners_save()'s, taken before it; freed here
+ * @nr:     its length
+ *
+ * After lost events this is all there is to know: one change for every
+ * function whose winner differs (a function that came or went counts
+ * when it has a winner).
+ */
+void ex_count_winner_changes(struct ex_totals *t, const struct kt_model *m,
+			     struct ex_winner *before, size_t nr)
+{
+	size_t i, j;
+
+	for (i = 0; i < nr; i++) {
+		const struct kt_fn *fn = kt_fn_find((struct kt_model *)m,
+						    before[i].object,
+						    before[i].name, false);
+
+		if (top_id(fn) != before[i].id)
+			winner_changed(t, before[i].object, before[i].name);
+	}
+	for (i = 0; i < m->nr_fns; i++) {
+		const struct kt_fn *fn = m->fns[i];
+
+		for (j = 0; j < nr; j++)
+			if (!strcmp(before[j].object, fn->object) &&
+			    !strcmp(before[j].name, fn->name))
+				break;
+		if (j == nr && top_id(fn))
+			winner_changed(t, fn->object, fn->name);
+	}
+	free(before);
+}
+
+/**
+ * ex_count_redirects() - add the last counter read to the totals
+ * @t:            the totals
+ * @m:            the model, its funcs' hits_interval just read
+ * @unattributed: hits of ids the model could not name in that read
+ */
+void ex_count_redirects(struct ex_totals *t, const struct kt_model *m,
+			unsigned long long unattributed)
+{
+	struct ex_buf key = {};
+	size_t i, j;
+
+	for (i = 0; i < m->nr_fns; i++) {
+		const struct kt_fn *fn = m->fns[i];
+
+		for (j = 0; j < fn->nr_funcs; j++) {
+			const struct kt_func *f = fn->funcs[j];
+
+			if (!f->hits_interval)
+				continue;
+			put_labels(&key, "object", fn->object, "function",
+				   fn->name, "patch", f->patch->name, NULL);
+			family_add(&t->redirects, &key, f->hits_interval);
+		}
+	}
+	t->unattributed += unattributed;
+}
+
+/* --- the text ------------------------------------------------------------ */
+
+struct family_walk {
+	struct ex_buf *b;
+	const char *name;
+};
+
+/* In label order: each node once, between its subtrees. */
+static void walk_count(const void *node, VISIT which, void *closure)
+{
+	const struct ex_count *c = *(struct ex_count *const *)node;
+	struct family_walk *w = closure;
+
+	if (which == postorder || which == leaf)
+		ex_buf_printf(w->b, "%s{%s} %llu\n", w->name, c->labels,
+			      c->value);
+}
+
+/* HELP and TYPE; a counter's family has no _total in OpenMetrics. */
+static void header(struct ex_buf *b, enum ex_format fmt, const char *name,
+		   const char *type, const char *help)
+{
+	bool counter = !strcmp(type, "counter");
+	bool info = !strcmp(type, "info");
+	int len = (int)strlen(name);
+
+	if (fmt == EX_OPENMETRICS && counter)
+		len -= (int)strlen("_total");
+	else if (fmt == EX_OPENMETRICS && info)
+		len -= (int)strlen("_info");
+	else if (info)
+		type = "gauge";
+	ex_buf_printf(b, "# HELP %.*s %s\n# TYPE %.*s %s\n", len, name, help,
+		      len, name, type);
+}
+
+static void family(struct ex_buf *b, enum ex_format fmt, const char *name,
+		   const char *help, const struct ex_family *f)
+{
+	struct family_walk w = { .b = b, .name = name };
+
+	header(b, fmt, name, "counter", help);
+	twalk_r(f->root, walk_count, &w);
+}
+
+static void scalar(struct ex_buf *b, enum ex_format fmt, const char *name,
+		   const char *type, const char *help,
+		   unsigned long long value)
+{
+	header(b, fmt, name, type, help);
+	ex_buf_printf(b, "%s %llu\n", name, value);
+}
+
+static void render_model(struct ex_buf *b, enum ex_format fmt,
+			 const struct kt_model *m)
+{
+	size_t i, j;
+
+	header(b, fmt, "klp_patch_info", "info",
+	       "A registered patch: its module's srcversion and the CVEs it fixes");
+	for (i = 0; i < m->nr_patches; i++) {
+		const struct kt_patch *p = m->patches[i];
+
+		ex_buf_printf(b, "klp_patch_info{");
+		put_labels(b, "patch", p->name, "srcversion", p->srcversion,
+			   "cve", p->cve, NULL);
+		ex_buf_printf(b, "} 1\n");
+	}
+	header(b, fmt, "klp_patch_enabled", "gauge",
+	       "1 if the patch is enabled, 0 if not");
+	for (i = 0; i < m->nr_patches; i++) {
+		ex_buf_printf(b, "klp_patch_enabled{");
+		put_labels(b, "patch", m->patches[i]->name, NULL);
+		ex_buf_printf(b, "} %d\n", m->patches[i]->enabled);
+	}
+	header(b, fmt, "klp_patch_enabled_timestamp_seconds", "gauge",
+	       "When the enable in force happened, Unix time (enabled patches)");
+	for (i = 0; i < m->nr_patches; i++) {
+		const struct kt_patch *p = m->patches[i];
+
+		if (!p->enabled || !p->enabled_ns)
+			continue;
+		ex_buf_printf(b, "klp_patch_enabled_timestamp_seconds{");
+		put_labels(b, "patch", p->name, NULL);
+		ex_buf_printf(b, "} %llu.%09llu\n", p->enabled_ns / KT_NSEC_PER_SEC,
+			      p->enabled_ns % KT_NSEC_PER_SEC);
+	}
+	header(b, fmt, "klp_func_winner", "gauge",
+	       "For each func on its function's func_stack: 1 if it wins (top), 0 if below");
+	for (i = 0; i < m->nr_fns; i++) {
+		const struct kt_fn *fn = m->fns[i];
+
+		for (j = 0; j < fn->depth; j++) {
+			ex_buf_printf(b, "klp_func_winner{");
+			put_labels(b, "object", fn->object, "function", fn->name,
+				   "patch", fn->stack[j]->patch->name, NULL);
+			ex_buf_printf(b, "} %d\n", j == 0);
+		}
+	}
+	header(b, fmt, "klp_func_stack_depth", "gauge",
+	       "Funcs on the function's func_stack (0: the original runs)");
+	for (i = 0; i < m->nr_fns; i++) {
+		ex_buf_printf(b, "klp_func_stack_depth{");
+		put_labels(b, "object", m->fns[i]->object, "function",
+			   m->fns[i]->name, NULL);
+		ex_buf_printf(b, "} %u\n", m->fns[i]->depth);
+	}
+}
+
+/**
+ * ex_render() - the metrics text of one scrape
+ * @b:   appended to
+ * @fmt: the exposition format
+ * @v:   the core as the last update saw it, and the totals
+ *
+ * While the core is absent only klp_up (0), the counters and the
+ * exporter's own health are there: a counter never disappears.
+ */
+void ex_render(struct ex_buf *b, enum ex_format fmt, const struct ex_view *v)
+{
+	const struct ex_totals *t = v->totals;
+
+	scalar(b, fmt, "klp_up", "gauge",
+	       "1 while the klp core is loaded and read, 0 when not", v->up);
+	if (v->up)
+		render_model(b, fmt, v->model);
+	family(b, fmt, "klp_func_redirects_total",
+	       "Calls of the function redirected to the patch's func",
+	       &t->redirects);
+	family(b, fmt, "klp_func_winner_changes_total",
+	       "Times the function's winning func changed (the first enable and the last disable included)",
+	       &t->winner_changes);
+	family(b, fmt, "klp_transitions_total",
+	       "Transition events of the core, by patch and event",
+	       &t->transitions);
+	family(b, fmt, "klp_enable_failures_total",
+	       "Enables of the patch that failed and were rolled back",
+	       &t->enable_failures);
+	scalar(b, fmt, "klp_exporter_unattributed_redirects_total", "counter",
+	       "Redirected calls to a func id the exporter could not name",
+	       t->unattributed);
+	scalar(b, fmt, "klp_exporter_lost_events_total", "counter",
+	       "Transition events lost (ring buffer full); the state was read again",
+	       t->lost_events);
+	scalar(b, fmt, "klp_exporter_lost_redirects_total", "counter",
+	       "Redirected calls not counted (the BPF counter map was full)",
+	       t->lost_hits);
+	scalar(b, fmt, "klp_exporter_errors_total", "counter",
+	       "Updates that could not read the core's state or counters",
+	       t->errors);
+	scalar(b, fmt, "klp_exporter_core_attaches_total", "counter",
+	       "Times the exporter found the klp core and attached to it",
+	       t->attaches);
+	if (fmt == EX_OPENMETRICS)
+		ex_buf_printf(b, "# EOF\n");
+}
+
+static void free_count(void *node)
+{
+	struct ex_count *c = node;
+
+	free(c->labels);
+	free(c);
+}
+
+void ex_totals_free(struct ex_totals *t)
+{
+	tdestroy(t->redirects.root, free_count);
+	tdestroy(t->winner_changes.root, free_count);
+	tdestroy(t->transitions.root, free_count);
+	tdestroy(t->enable_failures.root, free_count);
+	memset(t, 0, sizeof(*t));
+}

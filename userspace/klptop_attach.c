@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * klptop_attach.c - klptop's BPF programs (bpf/klptop.bpf.c): loaded,
+ * attached to the klp:* tracepoints, and their ring buffer of transition
+ * events; shared by klptop and klp-exporter
+ *
+ * What goes wrong is said on stderr in terms of what to do: load the
+ * core, a kernel with BTF, root or CAP_BPF and CAP_PERFMON.  While
+ * attached, the programs pin klp.ko (a module's tracepoint cannot go
+ * while a program is attached to it).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "klptop.h"
+#include "klptop.skel.h"
+
+#define BTF_VMLINUX	"/sys/kernel/btf/vmlinux"
+
+/**
+ * kt_bpf_check_environment() - say what is missing to attach, if anything
+ *
+ * Returns 0 when the core is loaded and the kernel has BTF; after saying
+ * which is missing, -ENOENT for the core, -EOPNOTSUPP for BTF.
+ */
+int kt_bpf_check_environment(void)
+{
+	if (access(KLP_SYSFS_ROOT, F_OK)) {
+		fprintf(stderr, "%s: the klp core is not loaded (%s missing): load it first, e.g. insmod core/klp.ko\n",
+			program_invocation_short_name, KLP_SYSFS_ROOT);
+		return -ENOENT;
+	}
+	if (access(BTF_VMLINUX, R_OK)) {
+		fprintf(stderr, "%s: this kernel has no BTF (%s missing): the CO-RE BPF program needs a kernel built with CONFIG_DEBUG_INFO_BTF=y\n",
+			program_invocation_short_name, BTF_VMLINUX);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+/**
+ * kt_bpf_print_all() - libbpf's messages, its debug ones too (for -v)
+ * @level:  of the message
+ * @format: printf's
+ * @args:   printf's
+ *
+ * Returns what vfprintf() returns.
+ */
+int kt_bpf_print_all(enum libbpf_print_level level, const char *format,
+		     va_list args)
+{
+	return vfprintf(stderr, format, args);
+}
+
+static void explain_bpf_error(const char *what, int err)
+{
+	const char *me = program_invocation_short_name;
+
+	if (err == -EPERM || err == -EACCES)
+		fprintf(stderr, "%s: not allowed to %s (%s): %s needs root, or CAP_BPF and CAP_PERFMON (CAP_SYS_ADMIN before 5.8)\n",
+			me, what, strerror(-err), me);
+	else if (err == -ENOENT)
+		fprintf(stderr, "%s: cannot %s: the klp:* tracepoints were not found (is klp.ko loaded and tracefs mounted at /sys/kernel/tracing?)\n",
+			me, what);
+	else
+		fprintf(stderr, "%s: cannot %s: %s (%d)\n", me, what,
+			strerror(-err), err);
+}
+
+/**
+ * kt_bpf_attach() - load and attach the programs, open the ring buffer
+ * @b:        zeroed, or detached
+ * @on_event: called with each struct klp_transition_event consumed
+ * @ctx:      its first argument
+ *
+ * Returns 0, or -errno after saying why (@b is then detached).
+ */
+int kt_bpf_attach(struct kt_bpf *b, kt_event_fn on_event, void *ctx)
+{
+	int err;
+
+	b->skel = klptop_bpf__open();
+	if (!b->skel) {
+		err = errno ? -errno : -EINVAL;
+		explain_bpf_error("open the BPF object", err);
+		return err;
+	}
+	err = klptop_bpf__load(b->skel);
+	if (err) {
+		explain_bpf_error("load the BPF programs", err);
+		goto fail;
+	}
+	err = klptop_bpf__attach(b->skel);
+	if (err) {
+		explain_bpf_error("attach to the klp tracepoints", err);
+		goto fail;
+	}
+	b->rb = ring_buffer__new(bpf_map__fd(b->skel->maps.events),
+				 on_event, ctx, NULL);
+	if (!b->rb) {
+		err = errno ? -errno : -EINVAL;
+		explain_bpf_error("set up the ring buffer", err);
+		goto fail;
+	}
+	return 0;
+fail:
+	kt_bpf_detach(b);
+	return err;
+}
+
+/**
+ * kt_bpf_consume() - hand every event in the ring buffer to on_event
+ * @b: attached
+ *
+ * Returns 0, or -errno after saying why.
+ */
+int kt_bpf_consume(struct kt_bpf *b)
+{
+	int err = ring_buffer__consume(b->rb);
+
+	if (err < 0 && err != -EINTR) {
+		fprintf(stderr, "%s: reading the ring buffer: %s (%d)\n",
+			program_invocation_short_name, strerror(-err), err);
+		return err;
+	}
+	return 0;
+}
+
+/* The ring buffer's epoll fd: readable when events wait. */
+int kt_bpf_events_fd(const struct kt_bpf *b)
+{
+	return ring_buffer__epoll_fd(b->rb);
+}
+
+int kt_bpf_hits_fd(const struct kt_bpf *b)
+{
+	return bpf_map__fd(b->skel->maps.hits);
+}
+
+/* What the programs could not record: events (ring buffer full), hits. */
+unsigned long long kt_bpf_lost_events(const struct kt_bpf *b)
+{
+	return __atomic_load_n(&b->skel->bss->lost_events, __ATOMIC_RELAXED);
+}
+
+unsigned long long kt_bpf_lost_hits(const struct kt_bpf *b)
+{
+	return __atomic_load_n(&b->skel->bss->lost_hits, __ATOMIC_RELAXED);
+}
+
+/* Detach and free; the core can go from now on. */
+void kt_bpf_detach(struct kt_bpf *b)
+{
+	ring_buffer__free(b->rb);
+	klptop_bpf__destroy(b->skel);
+	b->rb = NULL;
+	b->skel = NULL;
+}

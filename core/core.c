@@ -34,34 +34,6 @@ DEFINE_MUTEX(klp_mutex);
 LIST_HEAD(klp_patches);
 
 static DEFINE_IDA(klp_func_ids);
-static atomic64_t klp_seq = ATOMIC64_INIT(0);
-
-/**
- * klp_next_seq() - the number of the next transition event
- *
- * Every klp:* event but klp_redirect carries one.  A state change takes
- * its number under klp_mutex, so the numbers follow the order of the
- * changes; a failure that changes nothing takes one wherever it is.
- *
- * Return: the new number, one more than the last one given
- */
-u64 klp_next_seq(void)
-{
-	return atomic64_inc_return(&klp_seq);
-}
-
-/**
- * klp_last_seq() - the number of the last transition event
- *
- * Read under klp_mutex, every state change numbered up to it is done and
- * none numbered above it has begun.
- *
- * Return: the number klp_next_seq() gave last, 0 before the first event
- */
-u64 klp_last_seq(void)
-{
-	return atomic64_read(&klp_seq);
-}
 
 /**
  * klp_is_patch_registered() - is patch on klp_patches

@@ -66,9 +66,11 @@ static inline void klp_mem_free(enum klp_mem_kind kind)
 	atomic_dec(&klp_allocated[kind]);
 }
 
-/* core.c */
+/* events.c: klp_events.ko, the tracepoints and their numbers */
 u64 klp_next_seq(void);
 u64 klp_last_seq(void);
+
+/* core.c */
 bool klp_is_patch_registered(struct klp_patch *patch);
 int klp_set_patch_state(struct klp_patch *patch, int state, int unregistered);
 int klp_load_object(struct klp_object *obj);

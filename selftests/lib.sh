@@ -111,11 +111,18 @@ scratch_tree() {
 
 # --- guest helpers -------------------------------------------------------
 
+# klp_events_load: klp_events.ko, the module of the klp:* tracepoints
+# that klp.ko (either build) needs; loaded once, it stays
+klp_events_load() {
+	[ -d /sys/module/klp_events ] || insmod "$KLP_TOP/core/klp_events.ko" 2>/dev/null
+}
+
 # Load a module from the tree, quietly; returns insmod's status.
 klp_insmod() {
 	local m=$1
 	shift
 	local f
+	[ "$m" = klp ] && { klp_events_load || return; }
 	for f in "$KLP_TOP/core/$m.ko" "$KLP_TOP/core/samples/$m.ko" "$KLP_MODS/$m.ko"; do
 		[ -f "$f" ] && { insmod "$f" "$@" 2>/dev/null; return; }
 	done

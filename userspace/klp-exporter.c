@@ -10,8 +10,10 @@
  * every metric; klp-exporter.h names the rooms.
  *
  * The exporter outlives the core: while the core is absent it serves
- * klp_up 0 and every counter as it was, and it attaches again when the
- * core comes back (while attached, its BPF programs pin klp.ko).
+ * klp_up 0 and every counter as it was, and reads the core's state again
+ * when it comes back.  Its BPF programs pin klp_events.ko (the module of
+ * the klp:* tracepoints), not klp.ko, so they stay attached while the
+ * core is unloaded and loaded again.
  */
 #include <argp.h>
 #include <errno.h>
@@ -37,8 +39,9 @@ struct klp_exporter {
 	bool once;
 	enum ex_format once_format;
 	bool verbose;
-	/* the core, while attached */
-	bool up;
+	/* the core */
+	bool attached;			/* to the klp:* tracepoints */
+	bool up;			/* the core there and its state read */
 	struct kt_bpf bpf;
 	struct kt_model model;
 	struct kt_log log;		/* the event applier's; not shown */
@@ -197,23 +200,39 @@ static int on_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-static void core_down(struct klp_exporter *x)
+/* The core went: its model goes, the attachment and the counters stay. */
+static void core_gone(struct klp_exporter *x)
+{
+	kt_model_free(&x->model);
+	memset(&x->model, 0, sizeof(x->model));
+	/* the next core gives its ids to other funcs */
+	memset(x->counters.unknown_tried, 0, sizeof(x->counters.unknown_tried));
+	x->up = false;
+	fprintf(stderr, "%s: the klp core went away: klp_up 0 until it is back\n",
+		program_invocation_short_name);
+}
+
+static void detach(struct klp_exporter *x)
 {
 	kt_bpf_detach(&x->bpf);
 	kt_counters_free(&x->counters);
 	memset(&x->counters, 0, sizeof(x->counters));
 	kt_model_free(&x->model);
 	memset(&x->model, 0, sizeof(x->model));
+	x->attached = false;
 	x->up = false;
 }
 
-/* Attach and read the core's state; -ENOENT (quietly) while it is absent. */
-static int core_up(struct klp_exporter *x)
+/*
+ * Attach to the klp:* tracepoints.  They are klp_events.ko's, which a
+ * program attached pins, not klp.ko's: the core can be unloaded and
+ * loaded again under the attachment, and the exporter stays attached,
+ * so no event or call of the new core is missed.
+ */
+static int attach(struct klp_exporter *x)
 {
 	int err;
 
-	if (access(KLP_SYSFS_ROOT, F_OK))
-		return -ENOENT;
 	/* a failure is said once, not again every second */
 	if (!x->last_err) {
 		err = kt_bpf_check_environment();
@@ -225,21 +244,36 @@ static int core_up(struct klp_exporter *x)
 	libbpf_set_print(x->libbpf_print);
 	if (!err)
 		err = kt_counters_init(&x->counters, kt_bpf_hits_fd(&x->bpf));
+	if (err) {
+		detach(x);
+		return err;
+	}
+	x->attached = true;
+	x->lost_events_seen = 0;
+	x->lost_hits_seen = 0;
+	fprintf(stderr, "%s: attached to the klp core\n",
+		program_invocation_short_name);
+	return 0;
+}
+
+/* Attached, read the core's state; -ENOENT (quietly) while it is absent. */
+static int core_up(struct klp_exporter *x)
+{
+	int err = 0;
+
+	if (access(KLP_SYSFS_ROOT, F_OK))
+		return -ENOENT;
+	if (!x->attached)
+		err = attach(x);
 	x->model.quiet = x->last_err;
 	if (!err)
 		err = kt_model_resync(&x->model);
 	x->model.quiet = false;
-	if (err) {
-		core_down(x);
+	if (err)
 		return err;
-	}
 	x->up = true;
 	x->last_err = 0;
-	x->lost_events_seen = 0;
-	x->lost_hits_seen = 0;
 	x->totals.attaches++;
-	fprintf(stderr, "%s: attached to the klp core\n",
-		program_invocation_short_name);
 	return 0;
 }
 
@@ -297,23 +331,29 @@ static void update(struct klp_exporter *x)
 	int err;
 
 	core_try(x);
-	if (!x->up)
+	if (!x->attached)
 		return;
 	err = kt_bpf_consume(&x->bpf);
 	if (take_losses(x))
 		x->model.need_resync = true;
+	if (x->up && access(KLP_SYSFS_ROOT, F_OK)) {
+		/* the last calls counted are the old core's funcs' */
+		if (!kt_counters_update(&x->counters, &x->model))
+			ex_count_redirects(&x->totals, &x->model,
+					   x->counters.interval_unknown);
+		core_gone(x);
+	}
+	if (!x->up)
+		return;
 	if (!err && x->model.need_resync)
 		err = resync(x);
 	if (!err)
 		err = kt_counters_update(&x->counters, &x->model);
-	if (!err) {
+	if (!err)
 		ex_count_redirects(&x->totals, &x->model,
 				   x->counters.interval_unknown);
-		return;
-	}
-	x->totals.errors++;
-	if (access(KLP_SYSFS_ROOT, F_OK))
-		core_down(x);	/* it went: klp_up 0 until it is back */
+	else
+		x->totals.errors++;
 }
 
 static void render(struct klp_exporter *x, enum ex_format fmt,
@@ -424,7 +464,7 @@ static int run(struct klp_exporter *x)
 			if ((next - now) / 1000000 < (unsigned long long)timeout_ms)
 				timeout_ms = (next - now + 999999) / 1000000;
 		}
-		if (x->up) {
+		if (x->attached) {
 			ev = n;
 			pfd[n++] = (struct pollfd){ kt_bpf_events_fd(&x->bpf), POLLIN, 0 };
 		}
@@ -498,7 +538,7 @@ int main(int argc, char **argv)
 	err = run(x);
 out:
 	ex_http_stop(x->http);
-	core_down(x);
+	detach(x);
 	ex_totals_free(&x->totals);
 	free(x->text.s);
 	free(x);

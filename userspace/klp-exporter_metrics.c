@@ -398,7 +398,7 @@ void ex_render(struct ex_buf *b, enum ex_format fmt, const struct ex_view *v)
 	       "Updates that could not read the core's state or counters",
 	       t->errors);
 	scalar(b, fmt, "klp_exporter_core_attaches_total", "counter",
-	       "Times the exporter found the klp core and attached to it",
+	       "Times the exporter found the klp core and read its state (at start, after each reload)",
 	       t->attaches);
 	if (fmt == EX_OPENMETRICS)
 		ex_buf_printf(b, "# EOF\n");

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# DKMS builds klp.ko from what `make install` puts in /usr/src/klp-<ver>
-# for every kernel whose headers are installed (6.1 and 6.12 here), each
+# DKMS builds klp.ko and klp_events.ko from what `make install` puts in
+# /usr/src/klp-<ver> for every kernel whose headers are installed (6.1 and
+# 6.12 here), each
 # with that kernel's vermagic.  Private DKMS trees under a temporary
 # directory: nothing is added to the system's DKMS.
 . "$(dirname "$0")/../lib.sh"
@@ -34,5 +35,8 @@ for k in $kvers; do
 	fi
 	ko=$(find "$tmp/dkms/klp/$ver/$k" -name 'klp.ko*' | head -n 1)	# 6.12 compresses it
 	assert_eq "$k: klp.ko's vermagic names $k" "$k" "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)"
+	ko=$(find "$tmp/dkms/klp/$ver/$k" -name 'klp_events.ko*' | head -n 1)
+	assert_eq "$k: klp_events.ko (the tracepoints, which klp.ko needs) built too" \
+		"$k klp_events" "$(modinfo -F vermagic "$ko" | cut -d' ' -f1) $(modinfo -F depends "$(find "$tmp/dkms/klp/$ver/$k" -name 'klp.ko*' | head -n 1)")"
 done
 ktap_finish

@@ -49,6 +49,7 @@ done
 [ -n "$noendbr" ] || bail "a function without ENDBR64 among the first local symbols"
 diag "$noendbr starts with $(insn4 "$(ksym "$noendbr")")"
 FAULT_KO=$KLP_TOP/build/core-fault/klp.ko
+klp_events_load || bail "klp_events (the tracepoints) loads"
 dmesg_mark
 err=$(insmod "$FAULT_KO" call_check="$noendbr" 2>&1)
 rc=$?

@@ -168,6 +168,7 @@ watchdog=$!
 check "klp-trace without the core: fails naming the core" \
 	fails_with "is the klp core loaded?" "$KT"
 # the fault-injection build: a failing enable is one of the traced events
+klp_events_load || bail "klp_events (the tracepoints) loads"
 insmod "$KLP_TOP/build/core-fault/klp.ko" || bail "core (fault build) loads"
 
 # --- the observers ---------------------------------------------------------

@@ -5,7 +5,10 @@
 # klp-exporter in the guest, scraped every second by a real Prometheus on
 # the host (run.sh starts it, loopback only; QEMU forwards a host port to
 # the exporter's 9873), queried back over Prometheus' HTTP API: started
-# before the core it serves klp_up 0, then finds the core; the patch's
+# before the core it serves klp_up 0, then finds the core; the core is
+# unloaded under it (its programs pin klp_events.ko, not klp.ko) and
+# loaded again, the counters kept, the transition numbers going on; the
+# patch's
 # identity (srcversion, CVE) and enable time; per function and winner,
 # exactly the calls the kernel loop made; the winner after a stack change,
 # the winner changes, the transitions; klp's rules fire on this data;
@@ -67,14 +70,28 @@ XP=$!
 prom_wait "Prometheus scrapes the exporter through the forwarded port" 'up{job="klp"}' " 1"
 prom_wait "without the core: klp_up 0" 'klp_up' " 0"
 
-t0=$(date +%s)
+# --- the core reloaded under the exporter -------------------------------
 klp_insmod klp || bail "core loads"
+prom_wait "the core loaded: klp_up 1" 'klp_up' " 1"
+check "a patch with an empty cve is refused" eval '! klp_insmod klp_test_p3 cve='
+prom_wait "... its failed registration counted" 'klp_transitions_total' \
+	"event=register,patch=klp_test_p3 1"
+seq1=$(cat /sys/kernel/debug/klp/seq)
+check "rmmod klp while the exporter is attached (its programs pin klp_events, not the core)" \
+	rmmod klp
+prom_wait "the core gone: klp_up 0, still scraped" 'klp_up + up{job="klp"}' " 1"
+prom_wait "... the counter kept" 'klp_transitions_total' "event=register,patch=klp_test_p3 1"
+klp_insmod klp || bail "core loads again"
+assert_eq "the transition numbers went on across the reload (not back to 0)" "$seq1 yes" \
+	"$(cat /sys/kernel/debug/klp/seq) $([ "$seq1" -gt 0 ] && echo yes)"
+
+t0=$(date +%s)
 klp_insmod klp_test_target || bail "target loads"
 klp_insmod klp_test_p1 || bail "p1 loads, enabled"
 klp_insmod klp_test_p2 enable=0 || bail "p2 registers"
 t1=$(date +%s)
-prom_wait "the core loaded: klp_up 1" 'klp_up' " 1"
-prom_wait "... the exporter attached once" 'klp_exporter_core_attaches_total' " 1"
+prom_wait "the core back: klp_up 1" 'klp_up' " 1"
+prom_wait "... the exporter found it twice" 'klp_exporter_core_attaches_total' " 2"
 src1=$(cat /sys/module/klp_test_p1/srcversion)
 src2=$(cat /sys/module/klp_test_p2/srcversion)
 prom_wait "patch info: each patch's srcversion and CVE" 'klp_patch_info' \
@@ -108,12 +125,15 @@ prom_wait "exact redirects per function and winner" 'klp_func_redirects_total' \
 "function=klp_target_a,object=klp_test_target,patch=klp_test_p1 3000
 function=klp_target_a,object=klp_test_target,patch=klp_test_p2 2000
 function=klp_target_b,object=klp_test_target,patch=klp_test_p2 500"
-prom_wait "one winner change on each function" 'klp_func_winner_changes_total' \
-"function=klp_target_a,object=klp_test_target 1
-function=klp_target_b,object=klp_test_target 1"
-prom_wait "p2's transitions: two pushes, one enable" 'klp_transitions_total{patch="klp_test_p2"}' \
+# p1's enable (over the original) and p2's: the exporter was attached
+prom_wait "two winner changes on each function" 'klp_func_winner_changes_total' \
+"function=klp_target_a,object=klp_test_target 2
+function=klp_target_b,object=klp_test_target 2"
+prom_wait "p2's transitions: a register, two pushes, one enable" \
+	'klp_transitions_total{patch="klp_test_p2"}' \
 "event=enable,patch=klp_test_p2 1
-event=push,patch=klp_test_p2 2"
+event=push,patch=klp_test_p2 2
+event=register,patch=klp_test_p2 1"
 prom_wait "the rules: KlpWinnerChanged fires for both functions" \
 	'ALERTS{alertname="KlpWinnerChanged",alertstate="firing"}' \
 "alertname=KlpWinnerChanged,alertstate=firing,function=klp_target_a,object=klp_test_target,severity=info 1
@@ -134,9 +154,9 @@ prom_wait "p1 wins again, its count goes on (3000 + 1000)" \
 	'klp_func_redirects_total{function="klp_target_a"}' \
 "function=klp_target_a,object=klp_test_target,patch=klp_test_p1 4000
 function=klp_target_a,object=klp_test_target,patch=klp_test_p2 2000"
-prom_wait "... two winner changes on each function now" 'klp_func_winner_changes_total' \
-"function=klp_target_a,object=klp_test_target 2
-function=klp_target_b,object=klp_test_target 2"
+prom_wait "... three winner changes on each function now" 'klp_func_winner_changes_total' \
+"function=klp_target_a,object=klp_test_target 3
+function=klp_target_b,object=klp_test_target 3"
 prom_wait "... and once p2 is disabled, this host" "$fleet" \
 	"cve=CVE-2099-0001,patch=klp_test_p1,srcversion=$src1 1"
 prom_wait "all redirects: exactly the 6500 calls" 'sum(klp_func_redirects_total)' " 6500"
@@ -153,7 +173,7 @@ done
 check "p2 enabled last" set_enabled klp_test_p2 1
 kill -CONT "$XP"
 # lost_events N: Prometheus has the exporter's lost events above N
-lost_events() { [ "$(prom klp_exporter_lost_events_total | awk '{ print int($2) }')" -gt "$1" ]; }
+lost_events() { [ "$(prom klp_exporter_lost_events_total | awk '{ print int($NF) }')" -gt "$1" ]; }
 check "events lost: the exporter counts them (over 100: 1200 events, a ring of 256 KiB)" \
 	wait_until 60 lost_events 100
 prom_wait "... and the winners are the state's: p2 on both" 'klp_func_winner == 1' \
@@ -164,14 +184,17 @@ prom_wait "... counted exactly on p2 (2000 + 700), p1's as it was" \
 	'klp_func_redirects_total{function="klp_target_a"}' \
 "function=klp_target_a,object=klp_test_target,patch=klp_test_p1 4000
 function=klp_target_a,object=klp_test_target,patch=klp_test_p2 2700"
-check "... the winner changes went on growing (over 2 on each function)" \
-	eval '[ "$(prom "min(klp_func_winner_changes_total)" | awk "{ print int(\$2) }")" -gt 2 ]'
+check "... the winner changes went on growing (over 3 on each function)" \
+	eval '[ "$(prom "min(klp_func_winner_changes_total)" | awk "{ print int(\$NF) }")" -gt 3 ]'
 prom_wait "over the whole run, no counter ever went backwards (PromQL resets())" \
-	'sum(resets({__name__=~"klp_.*_total"}[15m]))' " 0"
+	'sum(resets(klp_func_redirects_total[15m])) + sum(resets(klp_func_winner_changes_total[15m]))
+	 + sum(resets(klp_transitions_total[15m]))' " 0"
 
 kill "$XP"
 wait "$XP"
 assert_eq "SIGTERM: the exporter exits 0" 0 "$?"
 XP=
-assert_eq "... having said only that it attached" "klp-exporter: attached to the klp core" "$(cat $work/err)"
+assert_eq "... having said only that it attached, and when the core went" \
+"klp-exporter: attached to the klp core
+klp-exporter: the klp core went away: klp_up 0 until it is back" "$(cat $work/err)"
 ktap_finish

@@ -11,6 +11,7 @@
 . "$(dirname "$0")/../lib.sh"
 ktap_start "fault injection: every failing enable step rolls back"
 
+klp_events_load || bail "klp_events (the tracepoints) loads"
 insmod "$KLP_TOP/build/core-fault/klp.ko" || bail "fault-injection build of the core loads"
 klp_insmod klp_test_target || bail "target loads"
 FAULT=/sys/module/klp/parameters/fault_inject

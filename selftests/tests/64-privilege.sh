@@ -7,6 +7,7 @@
 ktap_start "privilege"
 
 # The fault-injection build's knobs (the release core has none).
+klp_events_load || bail "klp_events (the tracepoints) loads"
 insmod "$KLP_TOP/build/core-fault/klp.ko" || bail "fault-injection build of the core loads"
 assert_eq "fault injection knobs are root-only" "600 400" \
 	"$(stat -c '%a' /sys/module/klp/parameters/fault_inject) $(stat -c '%a' /sys/module/klp/parameters/call_check)"

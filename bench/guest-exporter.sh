@@ -1,15 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
 # bench/guest-exporter.sh - klp-exporter's cost, sourced by bench/guest.sh
 # (its out, info, err, now_ns, cpu_ns helpers): with the N-function patch
-# enabled, XS scrapes of GET /metrics back to back, the exporter on CPU 1;
-# its CPU time (schedstat, all threads) per scrape, the bytes and samples
-# a scrape carries, and its memory after them.
+# enabled, XS scrapes of GET /metrics one after the other, the exporter on
+# CPU 1; its CPU time (schedstat, all threads) over them, per scrape, the
+# bytes and samples a scrape carries, and its memory after them.
 #
 # Records: B|exporter|cpu_ms_per_scrape|<config>|1|..|ms, bytes_per_scrape,
 # vm_hwm_kb, vm_rss_kb; I|exporter_winner_series|<n>
 
 EXPORTER=$top/build/bin/klp-exporter
-XS=${XS:-20}
+XS=${XS:-30}
 
 # ex_run CONFIG N: the exporter, XS scrapes, its figures
 ex_run() {
@@ -17,11 +17,11 @@ ex_run() {
 	taskset -c 1 "$EXPORTER" -l 127.0.0.1:9873 2> "$T/ex.err" &
 	pid=$!
 	for i in $(seq 300); do
-		curl -sf -o "$T/ex.out" "$url" && break
+		curl -sf --max-time 30 -o "$T/ex.out" "$url" && break
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.1
 	done
-	if ! curl -sf -o "$T/ex.out" "$url"; then
+	if ! curl -sf --max-time 30 -o "$T/ex.out" "$url"; then
 		err "klp-exporter did not serve: $(head -c 300 "$T/ex.err")"
 		kill "$pid" 2>/dev/null
 		wait "$pid"
@@ -31,11 +31,16 @@ ex_run() {
 	got=$(grep -c '^klp_func_winner{' "$T/ex.out")
 	info exporter_winner_series "$got"
 	[ "$got" -ge "$n" ] || err "klp-exporter served $got winner samples, fewer than $n"
+	# The exporter's CPU time over XS scrapes, divided: a reading right
+	# after one scrape can miss the exporter's last instants of it (a
+	# running task's time is brought up to date only when it stops or
+	# at a tick), so single scrapes are not measured alone.
 	a=$(cpu_ns "$pid")
-	for ((i = 0; i < XS; i++)); do
-		curl -sf -H 'Accept: application/openmetrics-text; version=1.0.0' \
+	for ((i = 1; i <= XS; i++)); do
+		curl -sf --max-time 30 -H 'Accept: application/openmetrics-text; version=1.0.0' \
 			-o "$T/ex.out" "$url" || err "scrape $i failed"
 	done
+	sleep 1		# the last scrape's tail, then the exporter sleeps
 	b=$(cpu_ns "$pid")
 	out exporter cpu_ms_per_scrape "$cfg" 1 \
 		"$(awk -v a="$a" -v b="$b" -v k="$XS" 'BEGIN { if (a < 0 || b < a) print -1; else printf "%.2f", (b - a) / k / 1e6 }')" ms

@@ -6,7 +6,7 @@
 # their order rotates from round to round, so that drift of the emulated
 # CPU hits all of them alike.
 #
-# Usage: bench/guest.sh [full|quick]
+# Usage: bench/guest.sh [full|quick|tools]
 #
 # Output, one record a line (bench/run.sh parses it; only stdout comes back
 # from the guest):
@@ -183,8 +183,12 @@ quick)
 	RR=2 RS=2 SCALE="100:1 10:1 1:2" KT_N=100 KT_SECS=3
 	REPS=2 KT_TARGET_S=0.02 UT_TARGET_S=0.02
 	;;
+tools)			# only the tools' cost, on the 1000-function patch
+	RR=0 RS=0 SCALE="1000:1" KT_N=1000 KT_SECS=10
+	REPS=1 KT_TARGET_S=0.02 UT_TARGET_S=0.02
+	;;
 *)
-	echo "usage: $0 [full|quick]" >&2
+	echo "usage: $0 [full|quick|tools]" >&2
 	exit 2
 	;;
 esac
@@ -200,7 +204,7 @@ info cpus "$(nproc --all)"	# the script itself runs pinned to CPU 0
 info mode "$mode"
 info perf "$(perf version 2>/dev/null | head -n 1)"
 
-insmod core/klp.ko || { err "insmod klp.ko"; exit 1; }
+insmod core/klp_events.ko && insmod core/klp.ko || { err "insmod klp_events.ko, klp.ko"; exit 1; }
 insmod selftests/modules/klp_test_target.ko || { err "insmod klp_test_target.ko"; exit 1; }
 addr=$(awk '$3 == "klp_target_a" && $4 == "[klp_test_target]" { print $1 }' /proc/kallsyms)
 insmod "$MOD/bench_caller.ko" fn=0x"$addr" || { err "insmod bench_caller.ko"; exit 1; }
@@ -534,7 +538,9 @@ scale_section() {
 			n=${nr%%:*} rounds=${nr##*:}
 			((r <= rounds)) || continue
 			echo "# scale: N=$n round $r/$rounds (t=$(cut -d. -f1 /proc/uptime)s)"
-			if ((r % 2)); then
+			if [ "$mode" = tools ]; then
+				scale_ours "$n" "$r"
+			elif ((r % 2)); then
 				scale_ours "$n" "$r"
 				scale_builtin "$n" "$r"
 			else
@@ -621,8 +627,10 @@ klptop_section() {
 # --- main -------------------------------------------------------------------------
 
 t_all=$(now_ns)
-redirect_section
-switch_section
+if [ "$mode" != tools ]; then
+	redirect_section
+	switch_section
+fi
 scale_section
 info guest_seconds "$(( ($(now_ns) - t_all) / 1000000000 ))"
 echo "# bench: done (t=$(cut -d. -f1 /proc/uptime)s)"

@@ -5,9 +5,12 @@
 # write bench/results.json.  Expects `make all` to have run (make bench
 # does it first).
 #
-# Usage: bench/run.sh [-q] [-o JSON] [-r GUEST_OUTPUT]
+# Usage: bench/run.sh [-q|-t] [-o JSON] [-r GUEST_OUTPUT]
 #   -q  quick smoke run (few rounds, N <= 100); writes build/bench/quick.json
 #       unless -o says otherwise
+#   -t  the tools only: klptop's and klp-exporter's own cost with the
+#       1000-function patch enabled (no redirect, switch or builtin
+#       figures); writes build/bench/tools.json unless -o says otherwise
 #   -o  where to write the JSON (default bench/results.json)
 #   -r  do not boot: re-render the table and JSON from a saved guest output
 # The guest's raw records are kept in build/bench/guest.out, the table in
@@ -19,15 +22,16 @@ cd "$top" || exit 1
 mode=full
 json=
 replay=
-while getopts "qo:r:" o; do
+while getopts "qto:r:" o; do
 	case $o in
 	q) mode=quick ;;
+	t) mode=tools ;;
 	o) json=$OPTARG ;;
 	r) replay=$OPTARG ;;
-	*) echo "usage: $0 [-q] [-o JSON] [-r GUEST_OUTPUT]" >&2; exit 2 ;;
+	*) echo "usage: $0 [-q|-t] [-o JSON] [-r GUEST_OUTPUT]" >&2; exit 2 ;;
 	esac
 done
-[ -n "$json" ] || { [ $mode = full ] && json=bench/results.json || json=build/bench/quick.json; }
+[ -n "$json" ] || { [ $mode = full ] && json=bench/results.json || json=build/bench/$mode.json; }
 
 out=$top/build/bench
 mkdir -p "$out/bin"
@@ -35,7 +39,7 @@ mkdir -p "$out/bin"
 if [ -z "$replay" ]; then
 	kver=${KVER:-$(scripts/kver.sh)} || exit 2
 	kdir=${KDIR:-/lib/modules/$kver/build}
-	for f in core/klp.ko Module.symvers selftests/modules/klp_test_target.ko; do
+	for f in core/klp.ko core/klp_events.ko Module.symvers selftests/modules/klp_test_target.ko; do
 		[ -f "$f" ] || { echo "bench: $f missing: run make all first" >&2; exit 2; }
 	done
 	[ -x build/bin/klptop ] ||
@@ -66,7 +70,7 @@ if [ -z "$replay" ]; then
 	# (a stale int3 left CPU 1 in "Oops: int3" in the builtin's enable on
 	# 6.12), as it does for the kernel's own livepatch (doc/testing.md).
 	timeout_s=1800
-	[ $mode = quick ] && timeout_s=600
+	[ $mode != full ] && timeout_s=900
 	echo "bench: booting the guest ($mode, at most ${timeout_s}s)" >&2
 	t0=$(date +%s)
 	KLP_ACCEL=${KLP_ACCEL:-tcg,thread=single} \

@@ -45,16 +45,35 @@ void ex_buf_printf(struct ex_buf *b, const char *fmt, ...)
 	}
 }
 
-/* A label value, escaped as both formats want: \\, \" and \n. */
+/* Append len bytes of s. */
+static void put(struct ex_buf *b, const char *s, size_t len)
+{
+	if (b->len + len >= b->cap) {
+		b->cap = (b->len + len + 1) * 2;
+		b->s = kt_realloc(b->s, b->cap, 1);
+	}
+	memcpy(b->s + b->len, s, len);
+	b->len += len;
+	b->s[b->len] = '\0';
+}
+
+/*
+ * A label value, escaped as both formats want: \\, \" and \n.  Runs of
+ * plain characters are copied whole: a scrape of 1000 functions has
+ * some 100,000 of them.
+ */
 static void put_value(struct ex_buf *b, const char *v)
 {
-	for (; *v; v++) {
-		if (*v == '\\' || *v == '"')
-			ex_buf_printf(b, "\\%c", *v);
-		else if (*v == '\n')
-			ex_buf_printf(b, "\\n");
-		else
-			ex_buf_printf(b, "%c", *v);
+	size_t run;
+
+	for (;;) {
+		run = strcspn(v, "\\\"\n");
+		put(b, v, run);
+		v += run;
+		if (!*v)
+			return;
+		put(b, *v == '\n' ? "\\n" : *v == '"' ? "\\\"" : "\\\\", 2);
+		v++;
 	}
 }
 
@@ -70,9 +89,12 @@ static void put_labels(struct ex_buf *b, ...)
 
 	va_start(ap, b);
 	while ((name = va_arg(ap, const char *))) {
-		ex_buf_printf(b, "%s%s=\"", first ? "" : ",", name);
+		if (!first)
+			put(b, ",", 1);
+		put(b, name, strlen(name));
+		put(b, "=\"", 2);
 		put_value(b, va_arg(ap, const char *));
-		ex_buf_printf(b, "\"");
+		put(b, "\"", 1);
 		first = false;
 	}
 	va_end(ap);

@@ -17,6 +17,8 @@ mount -t devpts devpts /dev/pts 2>/dev/null || { mkdir -p /dev/pts; mount -t dev
 [ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
 ulimit -l unlimited
 hostname klp-guest
+# loopback, as on any host: tools listen on 127.0.0.1 (klp-exporter)
+ip link set lo up
 cd "$KLP_TOP" || exit 1
 
 # KLP_SCRIPT may carry arguments, encoded with ',' for spaces by boot.sh.

@@ -26,7 +26,6 @@ trap '[ -n "$XP" ] && kill "$XP" 2>/dev/null' EXIT
 net_up() {
 	local ifc
 	modprobe virtio_net || return 1
-	ip link set lo up
 	wait_until 10 eval 'ls /sys/class/net | grep -qv "^lo$"' || return 1
 	ifc=$(ls /sys/class/net | grep -v '^lo$' | head -n 1)
 	ip link set "$ifc" up && ip addr add 10.0.2.15/24 dev "$ifc" &&

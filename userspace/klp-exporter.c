@@ -42,6 +42,7 @@ struct klp_exporter {
 	/* the core */
 	bool attached;			/* to the klp:* tracepoints */
 	bool up;			/* the core there and its state read */
+	bool seen_absent;		/* the core was seen absent once */
 	struct kt_bpf bpf;
 	struct kt_model model;
 	struct kt_log log;		/* the event applier's; not shown */
@@ -208,6 +209,7 @@ static void core_gone(struct klp_exporter *x)
 	/* the next core gives its ids to other funcs */
 	memset(x->counters.unknown_tried, 0, sizeof(x->counters.unknown_tried));
 	x->up = false;
+	x->seen_absent = true;
 	fprintf(stderr, "%s: the klp core went away: klp_up 0 until it is back\n",
 		program_invocation_short_name);
 }
@@ -256,18 +258,41 @@ static int attach(struct klp_exporter *x)
 	return 0;
 }
 
-/* Attached, read the core's state; -ENOENT (quietly) while it is absent. */
+/* Read the state again, counting the winners it changed. */
+static int resync(struct klp_exporter *x)
+{
+	struct ex_winner *before;
+	size_t nr = ex_winners_save(&x->model, &before);
+	int err = kt_model_resync(&x->model);
+
+	if (err) {
+		free(before);
+		return err;
+	}
+	ex_count_winner_changes(&x->totals, &x->model, before, nr);
+	return 0;
+}
+
+/*
+ * Attached, read the core's state; -ENOENT (quietly) while it is absent.
+ * Once the exporter has seen the core absent, nothing was patched then:
+ * every winner the state shows came while it watched, and counts as a
+ * change unless an event already counted it.  Winners found at start,
+ * with the core already there, are not changes it saw.
+ */
 static int core_up(struct klp_exporter *x)
 {
 	int err = 0;
 
-	if (access(KLP_SYSFS_ROOT, F_OK))
+	if (access(KLP_SYSFS_ROOT, F_OK)) {
+		x->seen_absent = true;
 		return -ENOENT;
+	}
 	if (!x->attached)
 		err = attach(x);
 	x->model.quiet = x->last_err;
 	if (!err)
-		err = kt_model_resync(&x->model);
+		err = x->seen_absent ? resync(x) : kt_model_resync(&x->model);
 	x->model.quiet = false;
 	if (err)
 		return err;
@@ -307,20 +332,6 @@ static bool take_losses(struct klp_exporter *x)
 	return lost;
 }
 
-/* Read the state again, counting the winners it changed. */
-static int resync(struct klp_exporter *x)
-{
-	struct ex_winner *before;
-	size_t nr = ex_winners_save(&x->model, &before);
-	int err = kt_model_resync(&x->model);
-
-	if (err) {
-		free(before);
-		return err;
-	}
-	ex_count_winner_changes(&x->totals, &x->model, before, nr);
-	return 0;
-}
 
 /*
  * Bring the model and the totals up to now: the events, then the state

@@ -14,6 +14,7 @@
 
 #include <linux/atomic.h>
 #include <linux/module.h>
+#include "core.h"
 
 #define CREATE_TRACE_POINTS
 #include "klp_trace.h"

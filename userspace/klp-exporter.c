@@ -181,10 +181,7 @@ static int on_event(void *ctx, void *data, size_t size)
 	if (size < sizeof(e))
 		return 0;
 	memcpy(&e, data, sizeof(e));
-	e.patch[sizeof(e.patch) - 1] = '\0';
-	e.object[sizeof(e.object) - 1] = '\0';
-	e.winner[sizeof(e.winner) - 1] = '\0';
-	e.func[sizeof(e.func) - 1] = '\0';
+	kt_event_terminate(&e);
 	/*
 	 * The func of an unregistered patch leaves the model: the calls it
 	 * took are read before, while it can still be named.

@@ -179,6 +179,15 @@ static void apply_patch_event(struct kt_model *m, struct kt_log *log,
 	log_add(log, e, "", "patch %s %s", e->patch, done[e->type]);
 }
 
+/* The event's strings terminated, whatever the ring buffer held. */
+void kt_event_terminate(struct klp_transition_event *e)
+{
+	e->patch[sizeof(e->patch) - 1] = '\0';
+	e->object[sizeof(e->object) - 1] = '\0';
+	e->winner[sizeof(e->winner) - 1] = '\0';
+	e->func[sizeof(e->func) - 1] = '\0';
+}
+
 /**
  * kt_event_apply() - apply one transition event of the core
  * @m:   the model; moved unless the event is already in it
@@ -191,10 +200,7 @@ void kt_event_apply(struct kt_model *m, struct kt_log *log,
 	struct klp_transition_event e = *ev;
 	bool fresh = e.seq > m->snap_seq;
 
-	e.patch[sizeof(e.patch) - 1] = '\0';
-	e.object[sizeof(e.object) - 1] = '\0';
-	e.winner[sizeof(e.winner) - 1] = '\0';
-	e.func[sizeof(e.func) - 1] = '\0';
+	kt_event_terminate(&e);
 
 	switch (e.type) {
 	case KLP_EV_FUNC_PUSH:

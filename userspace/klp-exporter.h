@@ -68,7 +68,7 @@ struct ex_view {
 
 void ex_count_event(struct ex_totals *t, const struct kt_model *m,
 		    const struct klp_transition_event *e);
-void ex_count_redirects(struct ex_totals *t, const struct kt_model *m,
+void ex_count_redirects(struct ex_totals *t, struct kt_model *m,
 			unsigned long long unattributed);
 /* A function's winner (its top func id, 0 for none) */
 struct ex_winner {

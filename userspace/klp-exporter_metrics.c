@@ -57,6 +57,25 @@ static void put(struct ex_buf *b, const char *s, size_t len)
 	b->s[b->len] = '\0';
 }
 
+static void put_str(struct ex_buf *b, const char *s)
+{
+	put(b, s, strlen(s));
+}
+
+/* A sample's value and the line's end: " <v>\n". */
+static void put_value_line(struct ex_buf *b, unsigned long long v)
+{
+	char d[24], *p = d + sizeof(d);
+
+	*--p = '\n';
+	do {
+		*--p = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	*--p = ' ';
+	put(b, p, d + sizeof(d) - p);
+}
+
 /*
  * A label value, escaped as both formats want: \\, \" and \n.  Runs of
  * plain characters are copied whole: a scrape of 1000 functions has
@@ -106,9 +125,12 @@ static int cmp_count(const void *a, const void *b)
 		      ((const struct ex_count *)b)->labels);
 }
 
-/* Add delta to the family's counter for the labels in key (taken over). */
-static void family_add(struct ex_family *f, struct ex_buf *key,
-		       unsigned long long delta)
+/*
+ * Add delta to the family's counter for the labels in key (taken over);
+ * returns the counter, which lives as long as the totals.
+ */
+static struct ex_count *family_add(struct ex_family *f, struct ex_buf *key,
+				   unsigned long long delta)
 {
 	struct ex_count probe = { .labels = key->s }, *c, **slot;
 
@@ -128,8 +150,8 @@ static void family_add(struct ex_family *f, struct ex_buf *key,
 	(*slot)->value += delta;
 	free(key->s);
 	memset(key, 0, sizeof(*key));
+	return *slot;
 }
-
 
 static unsigned int top_id(const struct kt_fn *fn)
 {
@@ -246,24 +268,35 @@ void ex_count_winner_changes(struct ex_totals *t, const struct kt_model *m,
  * @t:            the totals
  * @m:            the model, its funcs' hits_interval just read
  * @unattributed: hits of ids the model could not name in that read
+ *
+ * A func's labels never change, so its counter is looked up once and
+ * kept in the func (priv): a read of 1000 busy functions builds no label
+ * set and searches no tree.
  */
-void ex_count_redirects(struct ex_totals *t, const struct kt_model *m,
+void ex_count_redirects(struct ex_totals *t, struct kt_model *m,
 			unsigned long long unattributed)
 {
 	struct ex_buf key = {};
+	struct ex_count *c;
 	size_t i, j;
 
 	for (i = 0; i < m->nr_fns; i++) {
 		const struct kt_fn *fn = m->fns[i];
 
 		for (j = 0; j < fn->nr_funcs; j++) {
-			const struct kt_func *f = fn->funcs[j];
+			struct kt_func *f = fn->funcs[j];
 
 			if (!f->hits_interval)
 				continue;
+			c = f->priv;
+			if (c) {
+				c->value += f->hits_interval;
+				continue;
+			}
 			put_labels(&key, "object", fn->object, "function",
 				   fn->name, "patch", f->patch->name, NULL);
-			family_add(&t->redirects, &key, f->hits_interval);
+			f->priv = family_add(&t->redirects, &key,
+					     f->hits_interval);
 		}
 	}
 	t->unattributed += unattributed;
@@ -282,9 +315,13 @@ static void walk_count(const void *node, VISIT which, void *closure)
 	const struct ex_count *c = *(struct ex_count *const *)node;
 	struct family_walk *w = closure;
 
-	if (which == postorder || which == leaf)
-		ex_buf_printf(w->b, "%s{%s} %llu\n", w->name, c->labels,
-			      c->value);
+	if (which != postorder && which != leaf)
+		return;
+	put_str(w->b, w->name);
+	put(w->b, "{", 1);
+	put_str(w->b, c->labels);
+	put(w->b, "}", 1);
+	put_value_line(w->b, c->value);
 }
 
 /* HELP and TYPE; a counter's family has no _total in OpenMetrics. */
@@ -332,17 +369,19 @@ static void render_model(struct ex_buf *b, enum ex_format fmt,
 	for (i = 0; i < m->nr_patches; i++) {
 		const struct kt_patch *p = m->patches[i];
 
-		ex_buf_printf(b, "klp_patch_info{");
+		put_str(b, "klp_patch_info{");
 		put_labels(b, "patch", p->name, "srcversion", p->srcversion,
 			   "cve", p->cve, NULL);
-		ex_buf_printf(b, "} 1\n");
+		put_str(b, "}");
+		put_value_line(b, 1);
 	}
 	header(b, fmt, "klp_patch_enabled", "gauge",
 	       "1 if the patch is enabled, 0 if not");
 	for (i = 0; i < m->nr_patches; i++) {
-		ex_buf_printf(b, "klp_patch_enabled{");
+		put_str(b, "klp_patch_enabled{");
 		put_labels(b, "patch", m->patches[i]->name, NULL);
-		ex_buf_printf(b, "} %d\n", m->patches[i]->enabled);
+		put_str(b, "}");
+		put_value_line(b, m->patches[i]->enabled);
 	}
 	header(b, fmt, "klp_patch_enabled_timestamp_seconds", "gauge",
 	       "When the enable in force happened, Unix time (enabled patches)");
@@ -351,7 +390,7 @@ static void render_model(struct ex_buf *b, enum ex_format fmt,
 
 		if (!p->enabled || !p->enabled_ns)
 			continue;
-		ex_buf_printf(b, "klp_patch_enabled_timestamp_seconds{");
+		put_str(b, "klp_patch_enabled_timestamp_seconds{");
 		put_labels(b, "patch", p->name, NULL);
 		ex_buf_printf(b, "} %llu.%09llu\n", p->enabled_ns / KT_NSEC_PER_SEC,
 			      p->enabled_ns % KT_NSEC_PER_SEC);
@@ -362,19 +401,21 @@ static void render_model(struct ex_buf *b, enum ex_format fmt,
 		const struct kt_fn *fn = m->fns[i];
 
 		for (j = 0; j < fn->depth; j++) {
-			ex_buf_printf(b, "klp_func_winner{");
+			put_str(b, "klp_func_winner{");
 			put_labels(b, "object", fn->object, "function", fn->name,
 				   "patch", fn->stack[j]->patch->name, NULL);
-			ex_buf_printf(b, "} %d\n", j == 0);
+			put_str(b, "}");
+			put_value_line(b, j == 0);
 		}
 	}
 	header(b, fmt, "klp_func_stack_depth", "gauge",
 	       "Funcs on the function's func_stack (0: the original runs)");
 	for (i = 0; i < m->nr_fns; i++) {
-		ex_buf_printf(b, "klp_func_stack_depth{");
+		put_str(b, "klp_func_stack_depth{");
 		put_labels(b, "object", m->fns[i]->object, "function",
 			   m->fns[i]->name, NULL);
-		ex_buf_printf(b, "} %u\n", m->fns[i]->depth);
+		put_str(b, "}");
+		put_value_line(b, m->fns[i]->depth);
 	}
 }
 

@@ -67,6 +67,7 @@ struct kt_func {
 	unsigned long long hits_interval;
 	unsigned long long hits_total;
 	bool seen;
+	void *priv;		/* the tool's own (klp-exporter: its counter) */
 };
 
 /* One patched function: its func_stack (winner first) and its counts. */

@@ -683,6 +683,7 @@ out_symbols:
 static void __exit klp_exit(void)
 {
 	klp_debugfs_exit();
+	klp_shadow_exit();
 	klp_module_exit();
 	klp_sysfs_exit();
 	klp_symbols_exit();

@@ -51,6 +51,7 @@ enum klp_mem_kind {
 	KLP_MEM_OPS,		/* patch.c: a function's ftrace_ops and func_stack */
 	KLP_MEM_MODREF,		/* reloc.c: a reference on an exporting module */
 	KLP_MEM_OBJECT_KOBJ,	/* sysfs.c: an object's directory */
+	KLP_MEM_SHADOW,		/* shadow.c: a shadow variable */
 	KLP_NR_MEM_KINDS
 };
 
@@ -94,6 +95,9 @@ void klp_module_exit(void);
 /* reloc.c */
 int klp_write_object_relocations(struct module *pmod, struct klp_object *obj);
 void klp_put_module_refs(struct module *user);
+
+/* shadow.c */
+void klp_shadow_exit(void);
 
 /* sysfs.c */
 int klp_sysfs_add_patch(struct klp_patch *patch);

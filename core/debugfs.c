@@ -102,6 +102,7 @@ static int klp_allocated_show(struct seq_file *m, void *v)
 		[KLP_MEM_OPS] = "ops",
 		[KLP_MEM_MODREF] = "module_refs",
 		[KLP_MEM_OBJECT_KOBJ] = "object_kobjects",
+		[KLP_MEM_SHADOW] = "shadow_vars",
 	};
 	int i;
 

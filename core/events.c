@@ -59,6 +59,8 @@ EXPORT_TRACEPOINT_SYMBOL_GPL(klp_func_push);
 EXPORT_TRACEPOINT_SYMBOL_GPL(klp_func_pop);
 EXPORT_TRACEPOINT_SYMBOL_GPL(klp_object);
 EXPORT_TRACEPOINT_SYMBOL_GPL(klp_enable_failed);
+EXPORT_TRACEPOINT_SYMBOL_GPL(klp_shadow_add);
+EXPORT_TRACEPOINT_SYMBOL_GPL(klp_shadow_del);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("klp: the klp:* tracepoints and their sequence numbers");

@@ -224,6 +224,60 @@ TRACE_EVENT(klp_enable_failed,
 		  __get_str(object), __get_str(func), __entry->err)
 );
 
+/*
+ * Shadow variables (core/shadow.c), allocated and freed wherever patched
+ * code runs: like klp_redirect, reported only where RCU is watching.
+ */
+TRACE_EVENT_CONDITION(klp_shadow_add,
+
+	TP_PROTO(KLP_TP_SHADOW_ADD_PROTO),
+
+	TP_ARGS(obj, id, size, ret),
+
+	TP_CONDITION(rcu_is_watching()),
+
+	TP_STRUCT__entry(
+		__field(unsigned long, obj)
+		__field(unsigned long, id)
+		__field(unsigned long, size)
+		__field(int, ret)
+	),
+
+	TP_fast_assign(
+		__entry->obj = obj;
+		__entry->id = id;
+		__entry->size = size;
+		__entry->ret = ret;
+	),
+
+	TP_printk("obj=0x%lx id=%lu size=%lu ret=%d", __entry->obj,
+		  __entry->id, __entry->size, __entry->ret)
+);
+
+TRACE_EVENT_CONDITION(klp_shadow_del,
+
+	TP_PROTO(KLP_TP_SHADOW_DEL_PROTO),
+
+	TP_ARGS(obj, id, count),
+
+	TP_CONDITION(rcu_is_watching()),
+
+	TP_STRUCT__entry(
+		__field(unsigned long, obj)
+		__field(unsigned long, id)
+		__field(unsigned int, count)
+	),
+
+	TP_fast_assign(
+		__entry->obj = obj;
+		__entry->id = id;
+		__entry->count = count;
+	),
+
+	TP_printk("obj=0x%lx id=%lu count=%u", __entry->obj, __entry->id,
+		  __entry->count)
+);
+
 #endif /* _KLP_TRACE_H */
 
 #undef TRACE_INCLUDE_PATH

@@ -144,4 +144,47 @@ int klpcore_unregister_patch(struct klp_patch *patch);
 int klpcore_enable_patch(struct klp_patch *patch);
 int klpcore_disable_patch(struct klp_patch *patch);
 
+/*
+ * Shadow variables (core/shadow.c; upstream's
+ * Documentation/livepatch/shadow-vars.rst): data attached to an existing
+ * object under a number, for the fields a fix adds to a structure.
+ */
+
+/**
+ * typedef klp_shadow_ctor_t - fills a new shadow variable
+ * @obj:	 its parent
+ * @shadow_data: its data, zeroed
+ * @ctor_data:	 what the allocating call passed
+ *
+ * Runs under a spinlock with interrupts off: it must not sleep.
+ * Return: 0, or an error that frees the variable
+ */
+typedef int (*klp_shadow_ctor_t)(void *obj, void *shadow_data,
+				 void *ctor_data);
+
+/**
+ * typedef klp_shadow_dtor_t - tears a shadow variable down before its free
+ * @obj:	 its parent
+ * @shadow_data: its data
+ *
+ * Runs under a spinlock with interrupts off: it must not sleep.
+ */
+typedef void (*klp_shadow_dtor_t)(void *obj, void *shadow_data);
+
+#define klp_shadow_get		klpcore_shadow_get
+#define klp_shadow_alloc	klpcore_shadow_alloc
+#define klp_shadow_get_or_alloc	klpcore_shadow_get_or_alloc
+#define klp_shadow_free		klpcore_shadow_free
+#define klp_shadow_free_all	klpcore_shadow_free_all
+
+void *klpcore_shadow_get(void *obj, unsigned long id);
+void *klpcore_shadow_alloc(void *obj, unsigned long id, size_t size,
+			   gfp_t gfp_flags, klp_shadow_ctor_t ctor,
+			   void *ctor_data);
+void *klpcore_shadow_get_or_alloc(void *obj, unsigned long id, size_t size,
+				  gfp_t gfp_flags, klp_shadow_ctor_t ctor,
+				  void *ctor_data);
+void klpcore_shadow_free(void *obj, unsigned long id, klp_shadow_dtor_t dtor);
+void klpcore_shadow_free_all(unsigned long id, klp_shadow_dtor_t dtor);
+
 #endif /* _KLP_LIVEPATCH_H_ */

@@ -74,6 +74,21 @@ enum klp_cause {
 	const char *object, const char *func, int err
 
 /*
+ * klp:klp_shadow_add: shadow variable <obj, id> with size bytes of data
+ * allocated (ret 0) or not (-EEXIST, -ENOMEM, or its constructor's error)
+ */
+#define KLP_TP_SHADOW_ADD_PROTO unsigned long obj, unsigned long id, \
+	unsigned long size, int ret
+
+/*
+ * klp:klp_shadow_del: count variables of number id freed, by
+ * klp_shadow_free(obj, id) (count 0 or 1) or by klp_shadow_free_all(id)
+ * (obj 0)
+ */
+#define KLP_TP_SHADOW_DEL_PROTO unsigned long obj, unsigned long id, \
+	unsigned int count
+
+/*
  * BPF maps.  hits: BPF_MAP_TYPE_PERCPU_HASH, key struct klp_hit_key,
  * value __u64 per CPU, monotonic (never reset; readers take deltas).
  * events: BPF_MAP_TYPE_RINGBUF of struct klp_transition_event.

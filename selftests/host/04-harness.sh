@@ -17,7 +17,8 @@ dirs=
 printf '#!/bin/bash\necho "script ran: $*"\nexit 7\n' > "$tmp/seven.sh"
 chmod +x "$tmp/seven.sh"
 
-out=$(KLP_BOOT_DEADLINE=2 "$boot" -t 60 "$tmp/seven.sh" 2>&1)
+# the deadline unscaled: make check-debug scales every timeout by 4
+out=$(KLP_BOOT_DEADLINE=2 KLP_TIMEOUT_SCALE=1 "$boot" -t 60 "$tmp/seven.sh" 2>&1)
 rc=$?
 dirs+=" $(leftovers "$out")"
 assert_eq "a boot that never reaches the script: exit 3" 3 "$rc"

@@ -3,10 +3,12 @@
  * klptop.bpf.c - redirection counters and transition events for klptop
  *
  * klp:klp_redirect fires once per redirected call, from the core's ftrace
- * handler: count it per (patched function, winning func id) in a per-CPU
- * hash, so the hot path takes no shared cache line.  The counters are
- * monotonic: userspace reads them and takes deltas, nothing here ever
- * resets or deletes an entry.
+ * handler: count it by the winning func's id (which names the patched
+ * function too) in this CPU's slice of an array (include/klp/uapi.h), so
+ * the hot path is one bounds check and one increment, and takes no shared
+ * cache line.  Userspace maps the array and reads it without a syscall.
+ * The counters are monotonic: userspace takes deltas, nothing here ever
+ * resets one.
  *
  * Every state change of the core (register, enable, disable, func_stack
  * push/pop, module coming/going, enable failure) goes to a ring buffer as
@@ -28,10 +30,14 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+/* Set before load: the possible CPUs, and hits' size with them. */
+const volatile __u32 nr_cpus = 1;
+
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__uint(max_entries, KLP_MAX_HIT_KEYS);
-	__type(key, struct klp_hit_key);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, KLP_MAX_HIT_KEYS);	/* times nr_cpus at load */
+	__type(key, __u32);
 	__type(value, __u64);
 } hits SEC(".maps");
 
@@ -41,33 +47,22 @@ struct {
 } events SEC(".maps");
 
 /* Read by userspace: anything lost here means its view is incomplete. */
-__u64 lost_hits = 0;		/* hits map full */
+__u64 lost_hits = 0;		/* an id or a CPU beyond the array */
 __u64 lost_events = 0;		/* ring buffer full */
 
 SEC("raw_tp/klp_redirect")
 int BPF_PROG(klptop_redirect, KLP_TP_REDIRECT_PROTO)
 {
-	struct klp_hit_key key = {
-		.old_addr = old_addr,
-		.id = id,
-	};
-	__u64 one = 1;
+	__u32 cpu = bpf_get_smp_processor_id();
+	__u32 slot = cpu * KLP_MAX_HIT_KEYS + id;
 	__u64 *val;
 
 	/*
-	 * Tracepoint programs do not nest on a CPU and the value is this
-	 * CPU's own slot, so a plain increment is exact.
+	 * The slot is this CPU's own, tracepoints run with preemption off
+	 * and a program does not nest on a CPU: a plain increment is exact.
 	 */
-	val = bpf_map_lookup_elem(&hits, &key);
-	if (val) {
-		(*val)++;
-		return 0;
-	}
-	/* First hit of this pair; another CPU may insert it concurrently. */
-	if (!bpf_map_update_elem(&hits, &key, &one, BPF_NOEXIST))
-		return 0;
-	val = bpf_map_lookup_elem(&hits, &key);
-	if (val)
+	val = bpf_map_lookup_elem(&hits, &slot);
+	if (val && id < KLP_MAX_HIT_KEYS && cpu < nr_cpus)
 		(*val)++;
 	else
 		__sync_fetch_and_add(&lost_hits, 1);

@@ -241,12 +241,35 @@ klptop_attach() {
 	[ -n "$KT_MAP" ]
 }
 
-# bpf_counts: "old_addr id hits" for every pair of klptop's map, summed
-# over CPUs; old_addr from the raw key bytes (jq numbers are doubles)
+# bpf_counts: "old_addr id hits" for every func the core has registered:
+# the calls klptop's map counted for its id, summed over the CPUs' slices
+# (include/klp/uapi.h), one bpftool run for all; old_addr from the core's
+# state file, as map_addr prints it
 bpf_counts() {
-	bpftool map dump id "$KT_MAP" -j | jq -r '.[] |
-		"\(.key[0:8] | reverse | map(ltrimstr("0x")) | join("")) \(.formatted.key.id) \([.formatted.values[].value] | add)"' |
-		sort
+	local slice ncpu cpu id addr s i=0 sum ids=() addrs=() vals
+	slice=$(awk '$2 == "KLP_MAX_HIT_KEYS" { print $3 }' "$KLP_TOP/include/klp/uapi.h")
+	ncpu=$(( $(bpftool map show id "$KT_MAP" -j | jq .max_entries) / slice ))
+	while read -r id addr; do
+		ids+=("$id")
+		addrs+=("$addr")
+	done < <(awk '$1 == "func" { print $5, $8 }' /sys/kernel/debug/klp/state | sort -un)
+	[ ${#ids[@]} -gt 0 ] || return 0
+	mapfile -t vals < <(for id in "${ids[@]}"; do
+		for ((cpu = 0; cpu < ncpu; cpu++)); do
+			s=$((cpu * slice + id))
+			printf 'map lookup id %s key hex %02x %02x %02x %02x\n' "$KT_MAP" \
+				$((s & 255)) $((s >> 8 & 255)) $((s >> 16 & 255)) $((s >> 24))
+		done
+	done | bpftool -j batch file - |
+		jq -r '.[].output.value | reverse | map(ltrimstr("0x")) | join("")')
+	for s in "${!ids[@]}"; do
+		sum=0
+		for ((cpu = 0; cpu < ncpu; cpu++)); do
+			sum=$((sum + 16#${vals[i]}))
+			i=$((i + 1))
+		done
+		echo "$(map_addr "${addrs[s]}") ${ids[s]} $sum"
+	done | sort
 }
 
 # map_addr 0xADDR: the address as bpf_counts prints it (16 hex digits)

@@ -242,7 +242,8 @@ static int attach(struct klp_exporter *x)
 	err = kt_bpf_attach(&x->bpf, on_event, x);
 	libbpf_set_print(x->libbpf_print);
 	if (!err)
-		err = kt_counters_init(&x->counters, kt_bpf_hits_fd(&x->bpf));
+		err = kt_counters_init(&x->counters, x->bpf.hits,
+				       x->bpf.ncpus);
 	if (err) {
 		detach(x);
 		return err;

@@ -455,7 +455,7 @@ void ex_render(struct ex_buf *b, enum ex_format fmt, const struct ex_view *v)
 	       "Transition events lost (ring buffer full); the state was read again",
 	       t->lost_events);
 	scalar(b, fmt, "klp_exporter_lost_redirects_total", "counter",
-	       "Redirected calls not counted (the BPF counter map was full)",
+	       "Redirected calls not counted (a func id or CPU beyond the BPF counters)",
 	       t->lost_hits);
 	scalar(b, fmt, "klp_exporter_errors_total", "counter",
 	       "Updates that could not read the core's state or counters",

@@ -245,7 +245,7 @@ static int bpf_setup(struct klptop *k)
 {
 	int err = kt_bpf_attach(&k->bpf, handle_event, k);
 
-	return err ?: kt_counters_init(&k->counters, kt_bpf_hits_fd(&k->bpf));
+	return err ?: kt_counters_init(&k->counters, k->bpf.hits, k->bpf.ncpus);
 }
 
 /* --- the refresh loop ------------------------------------------------------ */

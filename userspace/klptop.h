@@ -144,28 +144,18 @@ const char *kt_cause_name(int cause);
 
 /* --- the counters (klptop_counters.c) ------------------------------------ */
 
-struct kt_hit {
-	struct klp_hit_key key;
-	unsigned long long sum;		/* over all CPUs */
-};
-
 struct kt_counters {
-	int fd;				/* the hits map */
+	const volatile unsigned long long *hits; /* the map, mapped: ncpus
+						  * slices of KLP_MAX_HIT_KEYS */
 	int ncpus;
-	size_t value_size;		/* one per-CPU value, as the kernel copies it */
-	struct kt_hit *last;		/* the last value of every counter, by key */
-	size_t nr_last;
-	struct kt_hit *hits;		/* this read */
-	size_t nr_hits, cap_hits;
-	struct klp_hit_key *keys;	/* a batch's keys ... */
-	unsigned long long *values;	/* ... and their per-CPU values */
-	unsigned int batch_cap;		/* keys' worth of both */
-	bool no_batch;			/* the kernel has no batch ops for it */
+	unsigned long long *now;	/* by id: this read's sums over CPUs */
+	unsigned long long *last;	/* by id: the last read's */
 	unsigned long long interval_unknown;	/* hits of ids we cannot name */
 	bool unknown_tried[KLP_MAX_HIT_KEYS];
 };
 
-int kt_counters_init(struct kt_counters *c, int fd);
+int kt_counters_init(struct kt_counters *c,
+		     const volatile unsigned long long *hits, int ncpus);
 int kt_counters_update(struct kt_counters *c, struct kt_model *m);
 void kt_counters_free(struct kt_counters *c);
 
@@ -181,13 +171,15 @@ typedef int (*kt_event_fn)(void *ctx, void *data, size_t size);
 struct kt_bpf {
 	struct klptop_bpf *skel;
 	struct ring_buffer *rb;
+	const volatile unsigned long long *hits; /* the hits map, mapped */
+	size_t hits_len;
+	int ncpus;			/* its slices */
 };
 
 int kt_bpf_check_environment(void);
 int kt_bpf_attach(struct kt_bpf *b, kt_event_fn on_event, void *ctx);
 int kt_bpf_consume(struct kt_bpf *b);
 int kt_bpf_events_fd(const struct kt_bpf *b);
-int kt_bpf_hits_fd(const struct kt_bpf *b);
 unsigned long long kt_bpf_lost_events(const struct kt_bpf *b);
 unsigned long long kt_bpf_lost_hits(const struct kt_bpf *b);
 void kt_bpf_detach(struct kt_bpf *b);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "klptop.h"
@@ -77,17 +78,33 @@ static void explain_bpf_error(const char *what, int err)
  * @on_event: called with each struct klp_transition_event consumed
  * @ctx:      its first argument
  *
+ * The hits map gets a slice per possible CPU and is mapped (b->hits).
+ *
  * Returns 0, or -errno after saying why (@b is then detached).
  */
 int kt_bpf_attach(struct kt_bpf *b, kt_event_fn on_event, void *ctx)
 {
+	void *hits;
 	int err;
 
+	b->ncpus = libbpf_num_possible_cpus();
+	if (b->ncpus < 0) {
+		err = b->ncpus;
+		explain_bpf_error("count the possible CPUs", err);
+		return err;
+	}
 	b->skel = klptop_bpf__open();
 	if (!b->skel) {
 		err = errno ? -errno : -EINVAL;
 		explain_bpf_error("open the BPF object", err);
 		return err;
+	}
+	b->skel->rodata->nr_cpus = b->ncpus;
+	err = bpf_map__set_max_entries(b->skel->maps.hits,
+				       (__u32)b->ncpus * KLP_MAX_HIT_KEYS);
+	if (err) {
+		explain_bpf_error("size the hits map", err);
+		goto fail;
 	}
 	err = klptop_bpf__load(b->skel);
 	if (err) {
@@ -99,6 +116,15 @@ int kt_bpf_attach(struct kt_bpf *b, kt_event_fn on_event, void *ctx)
 		explain_bpf_error("attach to the klp tracepoints", err);
 		goto fail;
 	}
+	b->hits_len = (size_t)b->ncpus * KLP_MAX_HIT_KEYS * sizeof(__u64);
+	hits = mmap(NULL, b->hits_len, PROT_READ, MAP_SHARED,
+		    bpf_map__fd(b->skel->maps.hits), 0);
+	if (hits == MAP_FAILED) {
+		err = -errno;
+		explain_bpf_error("map the hits map", err);
+		goto fail;
+	}
+	b->hits = hits;
 	b->rb = ring_buffer__new(bpf_map__fd(b->skel->maps.events),
 				 on_event, ctx, NULL);
 	if (!b->rb) {
@@ -136,11 +162,6 @@ int kt_bpf_events_fd(const struct kt_bpf *b)
 	return ring_buffer__epoll_fd(b->rb);
 }
 
-int kt_bpf_hits_fd(const struct kt_bpf *b)
-{
-	return bpf_map__fd(b->skel->maps.hits);
-}
-
 /* What the programs could not record: events (ring buffer full), hits. */
 unsigned long long kt_bpf_lost_events(const struct kt_bpf *b)
 {
@@ -156,7 +177,10 @@ unsigned long long kt_bpf_lost_hits(const struct kt_bpf *b)
 void kt_bpf_detach(struct kt_bpf *b)
 {
 	ring_buffer__free(b->rb);
+	if (b->hits)
+		munmap((void *)b->hits, b->hits_len);
 	klptop_bpf__destroy(b->skel);
 	b->rb = NULL;
 	b->skel = NULL;
+	b->hits = NULL;
 }

@@ -89,18 +89,17 @@ enum klp_cause {
 	unsigned int count
 
 /*
- * BPF maps.  hits: BPF_MAP_TYPE_PERCPU_HASH, key struct klp_hit_key,
- * value __u64 per CPU, monotonic (never reset; readers take deltas).
+ * BPF maps.  hits: BPF_MAP_TYPE_ARRAY, BPF_F_MMAPABLE, of __u64 counters
+ * in one slice of KLP_MAX_HIT_KEYS per possible CPU: a call redirected to
+ * the func with id N on CPU C counts at [C * KLP_MAX_HIT_KEYS + N], in its
+ * own CPU's slice (no cache line shared between CPUs).  A func id names
+ * the (patched function, replacement) pair, 1 to KLP_MAX_HIT_KEYS - 1,
+ * unique among registered funcs.  Monotonic (never reset; readers take
+ * deltas); userspace maps the array and sums an id's slices, no syscall.
  * events: BPF_MAP_TYPE_RINGBUF of struct klp_transition_event.
  */
 #define KLP_MAX_HIT_KEYS	16384
 #define KLP_RINGBUF_BYTES	(256 * 1024)
-
-struct klp_hit_key {
-	__u64 old_addr;		/* the patched function */
-	__u32 id;		/* the winning klp_func (sysfs .../<func>/id) */
-	__u32 pad;
-};
 
 enum klp_event_type {
 	KLP_EV_PATCH_REGISTER = 1,

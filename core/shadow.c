@@ -238,13 +238,9 @@ void klpcore_shadow_free(void *obj, unsigned long id, klp_shadow_dtor_t dtor)
 }
 EXPORT_SYMBOL_GPL(klpcore_shadow_free);
 
-/**
- * klpcore_shadow_free_all() - detach and free every shadow variable of a
- * number, whatever its parent
- * @id:   the number
- * @dtor: as for klp_shadow_free(), called for each
- */
-void klpcore_shadow_free_all(unsigned long id, klp_shadow_dtor_t dtor)
+/* Free every variable of @id, or every variable when @all; how many. */
+static unsigned int klp_shadow_del_all(unsigned long id, bool all,
+				       klp_shadow_dtor_t dtor)
 {
 	struct hlist_node *tmp;
 	struct klp_shadow *s;
@@ -254,12 +250,25 @@ void klpcore_shadow_free_all(unsigned long id, klp_shadow_dtor_t dtor)
 
 	spin_lock_irqsave(&klp_shadows.lock, flags);
 	hash_for_each_safe(klp_shadows.hash, bkt, tmp, s, node) {
-		if (s->id == id) {
+		if (all || s->id == id) {
 			klp_shadow_del(s, dtor);
 			count++;
 		}
 	}
 	spin_unlock_irqrestore(&klp_shadows.lock, flags);
+	return count;
+}
+
+/**
+ * klpcore_shadow_free_all() - detach and free every shadow variable of a
+ * number, whatever its parent
+ * @id:   the number
+ * @dtor: as for klp_shadow_free(), called for each
+ */
+void klpcore_shadow_free_all(unsigned long id, klp_shadow_dtor_t dtor)
+{
+	unsigned int count = klp_shadow_del_all(id, false, dtor);
+
 	trace_klp_shadow_del(0, id, count);
 }
 EXPORT_SYMBOL_GPL(klpcore_shadow_free_all);
@@ -273,18 +282,8 @@ EXPORT_SYMBOL_GPL(klpcore_shadow_free_all);
  */
 void klp_shadow_exit(void)
 {
-	struct hlist_node *tmp;
-	struct klp_shadow *s;
-	unsigned int count = 0;
-	unsigned long flags;
-	int bkt;
+	unsigned int count = klp_shadow_del_all(0, true, NULL);
 
-	spin_lock_irqsave(&klp_shadows.lock, flags);
-	hash_for_each_safe(klp_shadows.hash, bkt, tmp, s, node) {
-		klp_shadow_del(s, NULL);
-		count++;
-	}
-	spin_unlock_irqrestore(&klp_shadows.lock, flags);
 	if (count)
 		pr_warn("%u shadow variables left by modules that are gone: freed\n",
 			count);

@@ -30,7 +30,7 @@ assert_eq "two guests booted (two consoles kept)" 2 "$n"
 check "then reported as a boot hang" grep -q 'did not reach the script in 2s, twice (boot hang)' <<< "$out"
 check "the script never ran" bash -c '! grep -q "script ran" <<< "$1"' _ "$out"
 
-out=$("$boot" -t 120 "$tmp/seven.sh" a b 2>&1)
+out=$("$boot" -t $((120 * ${KLP_TIMEOUT_SCALE:-1})) "$tmp/seven.sh" a b 2>&1)
 rc=$?
 dirs+=" $(leftovers "$out")"
 assert_eq "a script that exits 7: boot.sh exits 1" 1 "$rc"
@@ -42,7 +42,7 @@ check "no second boot" bash -c '! grep -q "booting it once more" <<< "$1"' _ "$o
 printf '#!/bin/bash\ninsmod %s && echo loaded\n' \
 	"$KLP_TOP/selftests/modules/klp_test_poweroff.ko" > "$tmp/poweroff.sh"
 chmod +x "$tmp/poweroff.sh"
-out=$("$boot" -t 120 "$tmp/poweroff.sh" 2>&1)
+out=$("$boot" -t $((120 * ${KLP_TIMEOUT_SCALE:-1})) "$tmp/poweroff.sh" 2>&1)
 rc=$?
 dirs+=" $(leftovers "$out")"
 check "the power-off check is armed" grep -qx loaded <<< "$out"

@@ -91,14 +91,14 @@ $(BPF_OUT)/%.skel.h: $(BPF_OUT)/%.bpf.o
 # the compiler (-MMD), so a change rebuilds only what includes it.
 klptop_ROOMS := klptop_model klptop_events klptop_counters klptop_attach \
 	klptop_screen klptop_json
-klptop_LIBS := snapshot json
+klptop_LIBS := snapshot json strbuf
 klptop_PKGS := libbpf
 klp-exporter_ROOMS := klptop_model klptop_events klptop_counters klptop_attach \
 	klp-exporter_metrics klp-exporter_http
-klp-exporter_LIBS := snapshot
+klp-exporter_LIBS := snapshot strbuf
 klp-exporter_PKGS := libbpf libmicrohttpd
 klp-trace_ROOMS := klp-trace_format
-klp-trace_LIBS := seqorder json ksyms
+klp-trace_LIBS := seqorder json strbuf ksyms
 klp-trace_PKGS := libtracefs libtraceevent
 
 .SECONDEXPANSION:

@@ -7,7 +7,9 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include "strbuf.h"
 
+void json_buf_str(struct strbuf *b, const char *s, size_t len);
 void json_put_str(FILE *out, const char *s, size_t len);
 
 #endif /* _KLP_JSON_H */

@@ -54,7 +54,7 @@ struct klp_exporter {
 	/* what only grows, and where it goes */
 	struct ex_totals totals;
 	struct ex_http *http;
-	struct ex_buf text;
+	struct strbuf text;
 	bool said_textfile_error;
 };
 
@@ -366,7 +366,7 @@ static void update(struct klp_exporter *x)
 }
 
 static void render(struct klp_exporter *x, enum ex_format fmt,
-		   struct ex_buf *b)
+		   struct strbuf *b)
 {
 	struct ex_view v = {
 		.up = x->up,
@@ -378,7 +378,7 @@ static void render(struct klp_exporter *x, enum ex_format fmt,
 }
 
 /* One scrape: everything up to now, then the text. */
-static void scrape(void *ctx, enum ex_format fmt, struct ex_buf *b)
+static void scrape(void *ctx, enum ex_format fmt, struct strbuf *b)
 {
 	struct klp_exporter *x = ctx;
 
@@ -549,7 +549,7 @@ out:
 	ex_http_stop(x->http);
 	detach(x);
 	ex_totals_free(&x->totals);
-	free(x->text.s);
+	sb_free(&x->text);
 	free(x);
 	return err ? 1 : 0;
 }

@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "klptop.h"
+#include "strbuf.h"
 
 #define EX_DEFAULT_LISTEN	"127.0.0.1:9873"
 
@@ -29,15 +30,6 @@ enum ex_format {
 	EX_OPENMETRICS,		/* application/openmetrics-text 1.0.0 */
 	EX_TEXT,		/* text/plain 0.0.4: node_exporter's textfiles */
 };
-
-/* A growing text buffer; out of memory is kt_realloc()'s. */
-struct ex_buf {
-	char *s;
-	size_t len, cap;
-};
-
-void ex_buf_printf(struct ex_buf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 
 /*
  * A counter family: one value per label set, kept in a search tree
@@ -80,7 +72,7 @@ struct ex_winner {
 size_t ex_winners_save(const struct kt_model *m, struct ex_winner **w);
 void ex_count_winner_changes(struct ex_totals *t, const struct kt_model *m,
 			     struct ex_winner *before, size_t nr);
-void ex_render(struct ex_buf *b, enum ex_format fmt, const struct ex_view *v);
+void ex_render(struct strbuf *b, enum ex_format fmt, const struct ex_view *v);
 void ex_totals_free(struct ex_totals *t);
 
 /* --- the HTTP endpoint (klp-exporter_http.c) ----------------------------- */
@@ -88,7 +80,7 @@ void ex_totals_free(struct ex_totals *t);
 struct ex_http;
 
 /* Fills b with the metrics in fmt for one scrape. */
-typedef void (*ex_scrape_fn)(void *ctx, enum ex_format fmt, struct ex_buf *b);
+typedef void (*ex_scrape_fn)(void *ctx, enum ex_format fmt, struct strbuf *b);
 
 struct ex_http *ex_http_start(const char *listen, ex_scrape_fn scrape,
 			      void *ctx);

@@ -26,7 +26,7 @@ struct ex_http {
 	struct MHD_Daemon *daemon;
 	ex_scrape_fn scrape;
 	void *ctx;
-	struct ex_buf body;		/* the last scrape's, reused */
+	struct strbuf body;		/* the last scrape's, reused */
 };
 
 static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status,
@@ -205,6 +205,6 @@ void ex_http_stop(struct ex_http *h)
 	if (!h)
 		return;
 	MHD_stop_daemon(h->daemon);
-	free(h->body.s);
+	sb_free(&h->body);
 	free(h);
 }

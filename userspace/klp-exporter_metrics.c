@@ -24,56 +24,12 @@ struct ex_count {
 	unsigned long long value;
 };
 
-void ex_buf_printf(struct ex_buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	for (;;) {
-		va_start(ap, fmt);
-		n = vsnprintf(b->s ? b->s + b->len : NULL,
-			      b->cap - b->len, fmt, ap);
-		va_end(ap);
-		if (n < 0)
-			return;
-		if (b->len + n < b->cap) {
-			b->len += n;
-			return;
-		}
-		b->cap = (b->len + n + 1) * 2;
-		b->s = kt_realloc(b->s, b->cap, 1);
-	}
-}
-
-/* Append len bytes of s. */
-static void put(struct ex_buf *b, const char *s, size_t len)
-{
-	if (b->len + len >= b->cap) {
-		b->cap = (b->len + len + 1) * 2;
-		b->s = kt_realloc(b->s, b->cap, 1);
-	}
-	memcpy(b->s + b->len, s, len);
-	b->len += len;
-	b->s[b->len] = '\0';
-}
-
-static void put_str(struct ex_buf *b, const char *s)
-{
-	put(b, s, strlen(s));
-}
-
 /* A sample's value and the line's end: " <v>\n". */
-static void put_value_line(struct ex_buf *b, unsigned long long v)
+static void put_value_line(struct strbuf *b, unsigned long long v)
 {
-	char d[24], *p = d + sizeof(d);
-
-	*--p = '\n';
-	do {
-		*--p = '0' + v % 10;
-		v /= 10;
-	} while (v);
-	*--p = ' ';
-	put(b, p, d + sizeof(d) - p);
+	sb_put(b, " ", 1);
+	sb_put_ull(b, v);
+	sb_put(b, "\n", 1);
 }
 
 /*
@@ -81,17 +37,17 @@ static void put_value_line(struct ex_buf *b, unsigned long long v)
  * plain characters are copied whole: a scrape of 1000 functions has
  * some 100,000 of them.
  */
-static void put_value(struct ex_buf *b, const char *v)
+static void put_value(struct strbuf *b, const char *v)
 {
 	size_t run;
 
 	for (;;) {
 		run = strcspn(v, "\\\"\n");
-		put(b, v, run);
+		sb_put(b, v, run);
 		v += run;
 		if (!*v)
 			return;
-		put(b, *v == '\n' ? "\\n" : *v == '"' ? "\\\"" : "\\\\", 2);
+		sb_put(b, *v == '\n' ? "\\n" : *v == '"' ? "\\\"" : "\\\\", 2);
 		v++;
 	}
 }
@@ -100,7 +56,7 @@ static void put_value(struct ex_buf *b, const char *v)
  * labels(b, "object", o, "function", f, NULL): the label set, rendered,
  * appended to b (no braces)
  */
-static void put_labels(struct ex_buf *b, ...)
+static void put_labels(struct strbuf *b, ...)
 {
 	const char *name;
 	bool first = true;
@@ -109,11 +65,11 @@ static void put_labels(struct ex_buf *b, ...)
 	va_start(ap, b);
 	while ((name = va_arg(ap, const char *))) {
 		if (!first)
-			put(b, ",", 1);
-		put(b, name, strlen(name));
-		put(b, "=\"", 2);
+			sb_put(b, ",", 1);
+		sb_put(b, name, strlen(name));
+		sb_put(b, "=\"", 2);
 		put_value(b, va_arg(ap, const char *));
-		put(b, "\"", 1);
+		sb_put(b, "\"", 1);
 		first = false;
 	}
 	va_end(ap);
@@ -129,7 +85,7 @@ static int cmp_count(const void *a, const void *b)
  * Add delta to the family's counter for the labels in key (taken over);
  * returns the counter, which lives as long as the totals.
  */
-static struct ex_count *family_add(struct ex_family *f, struct ex_buf *key,
+static struct ex_count *family_add(struct ex_family *f, struct strbuf *key,
 				   unsigned long long delta)
 {
 	struct ex_count probe = { .labels = key->s }, *c, **slot;
@@ -162,7 +118,7 @@ static unsigned int top_id(const struct kt_fn *fn)
 static void winner_changed(struct ex_totals *t, const char *object,
 			   const char *name)
 {
-	struct ex_buf key = {};
+	struct strbuf key = {};
 
 	put_labels(&key, "object", object, "function", name, NULL);
 	family_add(&t->winner_changes, &key, 1);
@@ -182,7 +138,7 @@ static void winner_changed(struct ex_totals *t, const char *object,
 void ex_count_event(struct ex_totals *t, const struct kt_model *m,
 		    const struct klp_transition_event *e)
 {
-	struct ex_buf key = {};
+	struct strbuf key = {};
 	const struct kt_fn *fn;
 	unsigned int after;
 
@@ -276,7 +232,7 @@ void ex_count_winner_changes(struct ex_totals *t, const struct kt_model *m,
 void ex_count_redirects(struct ex_totals *t, struct kt_model *m,
 			unsigned long long unattributed)
 {
-	struct ex_buf key = {};
+	struct strbuf key = {};
 	struct ex_count *c;
 	size_t i, j;
 
@@ -305,7 +261,7 @@ void ex_count_redirects(struct ex_totals *t, struct kt_model *m,
 /* --- the text ------------------------------------------------------------ */
 
 struct family_walk {
-	struct ex_buf *b;
+	struct strbuf *b;
 	const char *name;
 };
 
@@ -317,15 +273,15 @@ static void walk_count(const void *node, VISIT which, void *closure)
 
 	if (which != postorder && which != leaf)
 		return;
-	put_str(w->b, w->name);
-	put(w->b, "{", 1);
-	put_str(w->b, c->labels);
-	put(w->b, "}", 1);
+	sb_puts(w->b, w->name);
+	sb_put(w->b, "{", 1);
+	sb_puts(w->b, c->labels);
+	sb_put(w->b, "}", 1);
 	put_value_line(w->b, c->value);
 }
 
 /* HELP and TYPE; a counter's family has no _total in OpenMetrics. */
-static void header(struct ex_buf *b, enum ex_format fmt, const char *name,
+static void header(struct strbuf *b, enum ex_format fmt, const char *name,
 		   const char *type, const char *help)
 {
 	bool counter = !strcmp(type, "counter");
@@ -338,11 +294,11 @@ static void header(struct ex_buf *b, enum ex_format fmt, const char *name,
 		len -= (int)strlen("_info");
 	else if (info)
 		type = "gauge";
-	ex_buf_printf(b, "# HELP %.*s %s\n# TYPE %.*s %s\n", len, name, help,
+	sb_printf(b, "# HELP %.*s %s\n# TYPE %.*s %s\n", len, name, help,
 		      len, name, type);
 }
 
-static void family(struct ex_buf *b, enum ex_format fmt, const char *name,
+static void family(struct strbuf *b, enum ex_format fmt, const char *name,
 		   const char *help, const struct ex_family *f)
 {
 	struct family_walk w = { .b = b, .name = name };
@@ -351,15 +307,15 @@ static void family(struct ex_buf *b, enum ex_format fmt, const char *name,
 	twalk_r(f->root, walk_count, &w);
 }
 
-static void scalar(struct ex_buf *b, enum ex_format fmt, const char *name,
+static void scalar(struct strbuf *b, enum ex_format fmt, const char *name,
 		   const char *type, const char *help,
 		   unsigned long long value)
 {
 	header(b, fmt, name, type, help);
-	ex_buf_printf(b, "%s %llu\n", name, value);
+	sb_printf(b, "%s %llu\n", name, value);
 }
 
-static void render_model(struct ex_buf *b, enum ex_format fmt,
+static void render_model(struct strbuf *b, enum ex_format fmt,
 			 const struct kt_model *m)
 {
 	size_t i, j;
@@ -369,18 +325,18 @@ static void render_model(struct ex_buf *b, enum ex_format fmt,
 	for (i = 0; i < m->nr_patches; i++) {
 		const struct kt_patch *p = m->patches[i];
 
-		put_str(b, "klp_patch_info{");
+		sb_puts(b, "klp_patch_info{");
 		put_labels(b, "patch", p->name, "srcversion", p->srcversion,
 			   "cve", p->cve, NULL);
-		put_str(b, "}");
+		sb_puts(b, "}");
 		put_value_line(b, 1);
 	}
 	header(b, fmt, "klp_patch_enabled", "gauge",
 	       "1 if the patch is enabled, 0 if not");
 	for (i = 0; i < m->nr_patches; i++) {
-		put_str(b, "klp_patch_enabled{");
+		sb_puts(b, "klp_patch_enabled{");
 		put_labels(b, "patch", m->patches[i]->name, NULL);
-		put_str(b, "}");
+		sb_puts(b, "}");
 		put_value_line(b, m->patches[i]->enabled);
 	}
 	header(b, fmt, "klp_patch_enabled_timestamp_seconds", "gauge",
@@ -390,9 +346,9 @@ static void render_model(struct ex_buf *b, enum ex_format fmt,
 
 		if (!p->enabled || !p->enabled_ns)
 			continue;
-		put_str(b, "klp_patch_enabled_timestamp_seconds{");
+		sb_puts(b, "klp_patch_enabled_timestamp_seconds{");
 		put_labels(b, "patch", p->name, NULL);
-		ex_buf_printf(b, "} %llu.%09llu\n", p->enabled_ns / KT_NSEC_PER_SEC,
+		sb_printf(b, "} %llu.%09llu\n", p->enabled_ns / KT_NSEC_PER_SEC,
 			      p->enabled_ns % KT_NSEC_PER_SEC);
 	}
 	header(b, fmt, "klp_func_winner", "gauge",
@@ -401,20 +357,20 @@ static void render_model(struct ex_buf *b, enum ex_format fmt,
 		const struct kt_fn *fn = m->fns[i];
 
 		for (j = 0; j < fn->depth; j++) {
-			put_str(b, "klp_func_winner{");
+			sb_puts(b, "klp_func_winner{");
 			put_labels(b, "object", fn->object, "function", fn->name,
 				   "patch", fn->stack[j]->patch->name, NULL);
-			put_str(b, "}");
+			sb_puts(b, "}");
 			put_value_line(b, j == 0);
 		}
 	}
 	header(b, fmt, "klp_func_stack_depth", "gauge",
 	       "Funcs on the function's func_stack (0: the original runs)");
 	for (i = 0; i < m->nr_fns; i++) {
-		put_str(b, "klp_func_stack_depth{");
+		sb_puts(b, "klp_func_stack_depth{");
 		put_labels(b, "object", m->fns[i]->object, "function",
 			   m->fns[i]->name, NULL);
-		put_str(b, "}");
+		sb_puts(b, "}");
 		put_value_line(b, m->fns[i]->depth);
 	}
 }
@@ -428,7 +384,7 @@ static void render_model(struct ex_buf *b, enum ex_format fmt,
  * While the core is absent only klp_up (0), the counters and the
  * exporter's own health are there: a counter never disappears.
  */
-void ex_render(struct ex_buf *b, enum ex_format fmt, const struct ex_view *v)
+void ex_render(struct strbuf *b, enum ex_format fmt, const struct ex_view *v)
 {
 	const struct ex_totals *t = v->totals;
 
@@ -464,7 +420,7 @@ void ex_render(struct ex_buf *b, enum ex_format fmt, const struct ex_view *v)
 	       "Times the exporter found the klp core and read its state (at start, after each reload)",
 	       t->attaches);
 	if (fmt == EX_OPENMETRICS)
-		ex_buf_printf(b, "# EOF\n");
+		sb_printf(b, "# EOF\n");
 }
 
 static void free_count(void *node)

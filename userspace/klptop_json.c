@@ -4,8 +4,8 @@
  *
  * The same rows and transitions as the screen (klptop_screen.c chooses
  * them), with every func of each function and the core's seq and cause
- * of each transition.  Strings go through json_put_str(), the writer
- * klp-trace uses too.
+ * of each transition.  Each line is built in a buffer and written at
+ * once; strings go through json_buf_str(), the writer klp-trace uses too.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,78 +13,111 @@
 #include "json.h"
 #include "klptop.h"
 
-static void json_str(const char *s)
+static void json_str(struct strbuf *b, const char *s)
 {
-	json_put_str(stdout, s, strlen(s));
+	json_buf_str(b, s, strlen(s));
 }
 
-static void json_func(const struct kt_fn *fn, const struct kt_func *f,
-		      bool *first)
+/* ,"name": for a literal name */
+#define json_key(b, name)	sb_lit(b, ",\"" name "\":")
+
+#define json_ull(b, name, v)	\
+	do {			\
+		json_key(b, name);	\
+		sb_put_ull(b, v);	\
+	} while (0)
+
+static void json_func(struct strbuf *b, const struct kt_fn *fn,
+		      const struct kt_func *f, bool *first)
 {
 	int pos = kt_stack_index(fn, f);
 
-	printf("%s{\"patch\":", *first ? "" : ",");
-	json_str(f->patch->name);
-	printf(",\"id\":%u,\"pos\":%d,\"hits_interval\":%llu,\"hits_total\":%llu}",
-	       f->id, pos + 1, f->hits_interval, f->hits_total);
+	if (!*first)
+		sb_lit(b, ",");
+	sb_lit(b, "{\"patch\":");
+	json_str(b, f->patch->name);
+	json_ull(b, "id", f->id);
+	json_ull(b, "pos", pos + 1);	/* -1 off the stack: 0 */
+	json_ull(b, "hits_interval", f->hits_interval);
+	json_ull(b, "hits_total", f->hits_total);
+	sb_put(b, "}", 1);
 	*first = false;
 }
 
-static void json_row(const struct kt_fn *fn)
+static void json_row(struct strbuf *b, const struct kt_fn *fn)
 {
 	unsigned int i;
 	bool first;
 
-	printf("{\"object\":");
-	json_str(fn->object);
-	printf(",\"function\":");
-	json_str(fn->name);
-	printf(",\"old_addr\":\"0x%llx\",\"winner\":", fn->old_addr);
+	sb_lit(b, "{\"object\":");
+	json_str(b, fn->object);
+	json_key(b, "function");
+	json_str(b, fn->name);
+	json_key(b, "old_addr");
+	sb_lit(b, "\"0x");
+	sb_put_hex(b, fn->old_addr);
+	sb_lit(b, "\"");
+	json_key(b, "winner");
 	if (fn->depth)
-		json_str(fn->stack[0]->patch->name);
+		json_str(b, fn->stack[0]->patch->name);
 	else
-		printf("null");
-	printf(",\"winner_id\":%u,\"depth\":%u,\"stack\":[",
-	       fn->depth ? fn->stack[0]->id : 0, fn->depth);
+		sb_puts(b, "null");
+	json_ull(b, "winner_id", fn->depth ? fn->stack[0]->id : 0);
+	json_ull(b, "depth", fn->depth);
+	json_key(b, "stack");
+	sb_put(b, "[", 1);
 	for (i = 0; i < fn->depth; i++) {
-		printf("%s", i ? "," : "");
-		json_str(fn->stack[i]->patch->name);
+		if (i)
+			sb_put(b, ",", 1);
+		json_str(b, fn->stack[i]->patch->name);
 	}
-	printf("],\"ids\":[");
-	for (i = 0; i < fn->depth; i++)
-		printf("%s%u", i ? "," : "", fn->stack[i]->id);
-	printf("],\"hits_interval\":%llu,\"hits_total\":%llu,\"rate\":%.1f,\"funcs\":[",
-	       fn->hits_interval, fn->hits_total, fn->rate);
+	sb_put(b, "]", 1);
+	json_key(b, "ids");
+	sb_put(b, "[", 1);
+	for (i = 0; i < fn->depth; i++) {
+		if (i)
+			sb_put(b, ",", 1);
+		sb_put_ull(b, fn->stack[i]->id);
+	}
+	sb_put(b, "]", 1);
+	json_ull(b, "hits_interval", fn->hits_interval);
+	json_ull(b, "hits_total", fn->hits_total);
+	json_key(b, "rate");
+	sb_put_fixed1(b, fn->rate);
+	json_key(b, "funcs");
+	sb_put(b, "[", 1);
 	/* the stack in order, then the funcs off it */
 	first = true;
 	for (i = 0; i < fn->depth; i++)
-		json_func(fn, fn->stack[i], &first);
+		json_func(b, fn, fn->stack[i], &first);
 	for (i = 0; i < fn->nr_funcs; i++)
 		if (kt_stack_index(fn, fn->funcs[i]) < 0)
-			json_func(fn, fn->funcs[i], &first);
-	printf("]}");
+			json_func(b, fn, fn->funcs[i], &first);
+	sb_put(b, "]}", 2);
 }
 
-static void json_transition(const struct kt_view *v,
+static void json_transition(struct strbuf *b, const struct kt_view *v,
 			    const struct kt_transition *t)
 {
 	const char *cause = kt_cause_name(t->cause);
 	char ts[16];
 
 	kt_fmt_hms(v, t->ts_ns, ts, sizeof(ts));
-	printf("{\"time\":\"%s\",\"seq\":%llu,\"event\":\"%s\",\"cause\":",
-	       ts, t->seq, kt_event_name(t->type));
+	sb_printf(b, "{\"time\":\"%s\",\"seq\":%llu,\"event\":\"%s\",\"cause\":",
+		  ts, t->seq, kt_event_name(t->type));
 	if (cause)
-		json_str(cause);
+		json_str(b, cause);
 	else
-		printf("null");
-	printf(",\"patch\":");
-	json_str(t->patch);
-	printf(",\"function\":");
-	json_str(t->func);
-	printf(",\"ret\":%d,\"text\":", t->ret);
-	json_str(t->text);
-	printf("}");
+		sb_puts(b, "null");
+	json_key(b, "patch");
+	json_str(b, t->patch);
+	json_key(b, "function");
+	json_str(b, t->func);
+	json_key(b, "ret");
+	sb_printf(b, "%d", t->ret);
+	json_key(b, "text");
+	json_str(b, t->text);
+	sb_put(b, "}", 1);
 }
 
 /**
@@ -99,6 +132,7 @@ void kt_print_json(const struct kt_view *v, const struct kt_model *m,
 {
 	unsigned int en, dis, fns;
 	unsigned long long t, from;
+	struct strbuf b = {};
 	struct kt_fn **rows;
 	bool first = true;
 	char ts[16];
@@ -106,22 +140,23 @@ void kt_print_json(const struct kt_view *v, const struct kt_model *m,
 
 	kt_model_count(m, &en, &dis, &fns);
 	kt_fmt_hms(v, tot->tick_ns, ts, sizeof(ts));
-	printf("{\"time\":\"%s\",\"timestamp\":%.6f,\"interval\":%.3f,"
-	       "\"summary\":{\"patches\":%zu,\"enabled\":%u,\"disabled\":%u,"
-	       "\"functions\":%u,\"hits\":%llu,\"rate\":%.1f,"
-	       "\"lost_hits\":%llu,\"lost_events\":%llu},\"rows\":[",
-	       ts, (tot->tick_ns + v->realtime_off_ns) / 1e9, tot->elapsed,
-	       m->nr_patches, en, dis, fns, tot->hits, tot->rate,
-	       tot->lost_hits, tot->lost_events);
+	sb_printf(&b, "{\"time\":\"%s\",\"timestamp\":%.6f,\"interval\":%.3f,"
+		  "\"summary\":{\"patches\":%zu,\"enabled\":%u,\"disabled\":%u,"
+		  "\"functions\":%u,\"hits\":%llu,\"rate\":%.1f,"
+		  "\"lost_hits\":%llu,\"lost_events\":%llu},\"rows\":[",
+		  ts, (tot->tick_ns + v->realtime_off_ns) / 1e9, tot->elapsed,
+		  m->nr_patches, en, dis, fns, tot->hits, tot->rate,
+		  tot->lost_hits, tot->lost_events);
 
 	n = kt_select_rows(v, m, &rows);
 	for (r = 0; r < n; r++) {
-		printf("%s", r ? "," : "");
-		json_row(rows[r]);
+		if (r)
+			sb_put(&b, ",", 1);
+		json_row(&b, rows[r]);
 	}
 	free(rows);
 
-	printf("],\"transitions\":[");
+	sb_puts(&b, "],\"transitions\":[");
 	from = log->shown;
 	if (log->n > KT_LOG_LEN && from < log->n - KT_LOG_LEN)
 		from = log->n - KT_LOG_LEN;
@@ -130,11 +165,14 @@ void kt_print_json(const struct kt_view *v, const struct kt_model *m,
 
 		if (!kt_transition_matches(v, tr))
 			continue;
-		printf("%s", first ? "" : ",");
-		json_transition(v, tr);
+		if (!first)
+			sb_put(&b, ",", 1);
+		json_transition(&b, v, tr);
 		first = false;
 	}
 	log->shown = log->n;
-	printf("]}\n");
+	sb_put(&b, "]}\n", 3);
+	fwrite(b.s, 1, b.len, stdout);
 	fflush(stdout);
+	sb_free(&b);
 }

@@ -25,7 +25,7 @@ int main(int argc, char **argv)
 	return 0;
 }
 EOC
-unit_build "$tmp" json
+unit_build "$tmp" json strbuf_lib
 
 # every ASCII byte but NUL, then the usual suspects one by one
 all=$(printf "$(printf '\\x%02x' $(seq 1 127))")

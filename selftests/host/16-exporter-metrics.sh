@@ -33,7 +33,7 @@ static struct ex_totals t;
 int main(void)
 {
 	char line[512], w[10][128];
-	struct ex_buf b = { 0 };
+	struct strbuf b = { 0 };
 	int n;
 
 	while (fgets(line, sizeof(line), stdin)) {
@@ -92,7 +92,7 @@ int main(void)
 	return 0;
 }
 EOC
-unit_build "$tmp" snapshot klptop_model klptop_events klp-exporter_metrics
+unit_build "$tmp" snapshot strbuf_lib klptop_model klptop_events klp-exporter_metrics
 
 # p1 enabled, winning f and a"b\c; p2 registered, disabled, also on f
 cat > "$tmp/s1" <<'EOS'

@@ -108,24 +108,33 @@ static void klp_test_step(gfp_t gfp)
 	void *obj = &t.parents[r % KLP_SHADOW_PARENTS];
 	long id = 1 + (r >> 8) % 2;
 
-	/* holds the variable against the grace period of a concurrent free */
-	rcu_read_lock();
 	switch ((r >> 16) % 4) {
 	case 0:
 	case 1:
+		/* holds the variable against the grace period of a free */
+		rcu_read_lock();
 		klp_test_check(klp_shadow_get(obj, id), id);
+		rcu_read_unlock();
 		break;
 	case 2:
+		/* may sleep (GFP_KERNEL): outside the read-side section */
 		d = klp_shadow_get_or_alloc(obj, id, sizeof(*d), gfp,
 					    klp_test_ctor, &id);
-		klp_test_check(d, id);
+		if (!d) {
+			if (gfp == GFP_KERNEL)	/* an atomic one may fail */
+				atomic_inc(&t.bad);
+			break;
+		}
+		/* d is read only while it is still the variable */
+		rcu_read_lock();
+		if (klp_shadow_get(obj, id) == d)
+			klp_test_check(d, id);
+		rcu_read_unlock();
 		break;
 	default:
-		rcu_read_unlock();
 		klp_shadow_free(obj, id, klp_test_dtor);
-		return;
+		break;
 	}
-	rcu_read_unlock();
 }
 
 static enum hrtimer_restart klp_test_tick(struct hrtimer *timer)

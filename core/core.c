@@ -71,7 +71,7 @@ void klp_trace_failure(struct klp_object *obj, struct klp_func *func,
 		       int err)
 {
 	trace_klp_enable_failed(klp_next_seq(), klp_patch_name(obj->patch),
-				klp_obj_name(obj), func ? func->old_name : "",
+				klp_obj_name(obj), func ? klp_func_name(func) : "",
 				err);
 }
 
@@ -311,7 +311,7 @@ static int klp_find_verify_func_addr(struct klp_object *obj,
 
 	if (!func->old_addr)
 		ret = klp_find_object_symbol(obj->name, func->old_name,
-					     &func->old_addr);
+					     func->old_sympos, &func->old_addr);
 	else
 		ret = klp_verify_vmlinux_symbol(func->old_name, func->old_addr);
 	if (ret)
@@ -425,9 +425,14 @@ void klp_free_patch(struct klp_patch *patch)
 static int klp_init_func(struct klp_object *obj, struct klp_func *func)
 {
 	struct klp_func *prev;
+	size_t len;
 	int ret;
 
-	if (strnlen(func->old_name, KLP_NAME_MAX + 1) > KLP_NAME_MAX) {
+	/* The sysfs name (klp_func_name()) must fit a directory entry. */
+	len = strnlen(func->old_name, KLP_NAME_MAX + 1);
+	if (func->old_sympos > 1)
+		len += snprintf(NULL, 0, ",%lu", func->old_sympos);
+	if (len > KLP_NAME_MAX) {
 		pr_err("function name longer than %d characters in object '%s'\n",
 		       KLP_NAME_MAX, klp_obj_name(obj));
 		return -EINVAL;
@@ -436,10 +441,13 @@ static int klp_init_func(struct klp_object *obj, struct klp_func *func)
 		pr_err("function '%s' has no new_func\n", func->old_name);
 		return -EINVAL;
 	}
+	/* Positions 0 (unique) and 1 (the first) name the same symbol. */
 	for (prev = obj->funcs; prev != func; prev++) {
-		if (!strcmp(prev->old_name, func->old_name)) {
-			pr_err("function '%s' appears twice in object '%s'\n",
-			       func->old_name, klp_obj_name(obj));
+		if (!strcmp(prev->old_name, func->old_name) &&
+		    max(prev->old_sympos, 1UL) == max(func->old_sympos, 1UL)) {
+			pr_err("function '%s' appears twice in object '%s' (symbol position %lu)\n",
+			       func->old_name, klp_obj_name(obj),
+			       max(func->old_sympos, 1UL));
 			return -EINVAL;
 		}
 	}

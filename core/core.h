@@ -36,6 +36,16 @@ static inline const char *klp_patch_name(const struct klp_patch *patch)
 	return patch->mod->name;
 }
 
+/*
+ * A func's name in sysfs, klp/state and the events: its old_name, with
+ * ",<sympos>" appended for a symbol position above 1 (set once its
+ * sysfs directory exists).
+ */
+static inline const char *klp_func_name(struct klp_func *func)
+{
+	return kobject_name(&func->kobj) ?: func->old_name;
+}
+
 static inline bool klp_is_object_loaded(struct klp_object *obj)
 {
 	return !klp_is_module(obj) || obj->mod;

@@ -62,7 +62,7 @@ static void klp_show_state(struct seq_file *m)
 				pos = klp_func_stack_pos(func, &depth);
 				seq_printf(m, "func %s %s %s %u %d %u 0x%lx 0x%lx\n",
 					   klp_patch_name(patch),
-					   klp_obj_name(obj), func->old_name,
+					   klp_obj_name(obj), klp_func_name(func),
 					   func->id, pos, depth, func->old_addr,
 					   (unsigned long)func->new_func);
 			}

@@ -79,7 +79,7 @@ static void notrace klp_ftrace_handler(unsigned long ip,
 
 	klp_set_ip(fregs, (unsigned long)func->new_func);
 	trace_klp_redirect(ops->old_addr, (unsigned long)func->new_func,
-			   func->id, func->old_name,
+			   func->id, klp_func_name(func),
 			   klp_patch_name(func->obj->patch));
 unlock:
 	ftrace_test_recursion_unlock(bit);
@@ -102,11 +102,11 @@ static void klp_trace_stack_change(struct klp_func *func, struct klp_ops *ops,
 	const char *patch = klp_patch_name(func->obj->patch);
 
 	if (push)
-		trace_klp_func_push(klp_next_seq(), obj, func->old_name, patch,
+		trace_klp_func_push(klp_next_seq(), obj, klp_func_name(func), patch,
 				    func->old_addr, func->id, depth, winner,
 				    winner_id, cause);
 	else
-		trace_klp_func_pop(klp_next_seq(), obj, func->old_name, patch,
+		trace_klp_func_pop(klp_next_seq(), obj, klp_func_name(func), patch,
 				   func->old_addr, func->id, depth, winner,
 				   winner_id, cause);
 }
@@ -339,7 +339,7 @@ void klp_show_stacks(struct seq_file *m, const char *prefix)
 	hash_for_each(klp_ops_table, bkt, ops, node) {
 		top = klp_stack_top(ops);
 		seq_printf(m, "%s%s %s %u", prefix, klp_obj_name(top->obj),
-			   top->old_name, ops->depth);
+			   klp_func_name(top), ops->depth);
 		list_for_each_entry(f, &ops->func_stack, stack_node)
 			seq_printf(m, " %s:%u", klp_patch_name(f->obj->patch),
 				   f->id);

@@ -177,14 +177,15 @@ static int klp_resolve_reloc(struct module *pmod, struct klp_object *obj,
 	if (!klp_is_module(obj))
 		return klp_verify_vmlinux_symbol(reloc->name, reloc->val);
 	if (!reloc->external)
-		return klp_find_object_symbol(obj->mod->name, reloc->name,
+		return klp_find_object_symbol(obj->mod->name, reloc->name, 0,
 					      &reloc->val);
 
 	/* exported by vmlinux or a module, or in the patch module itself */
 	ret = klp_find_exported_symbol(reloc->name, &reloc->val);
 	if (!ret)
 		return klp_pin_exporter(pmod, reloc->name, reloc->val);
-	return klp_find_object_symbol(pmod->name, reloc->name, &reloc->val);
+	return klp_find_object_symbol(pmod->name, reloc->name, 0,
+				      &reloc->val);
 }
 
 /**

@@ -260,20 +260,21 @@ struct module *klp_find_live_module(const char *name)
 }
 
 struct klp_find_arg {
-	const char *objname;
 	const char *name;
-	unsigned long addr;
-	/* 0: not found; 1: unique, addr set; more: ambiguous */
-	unsigned long count;
+	unsigned long pos;	/* the wanted match, 1-based; 0: unique */
+	unsigned long addr;	/* of match pos (of the last one for 0) */
+	unsigned long count;	/* matches seen */
 };
 
 static int klp_match_callback(void *data, unsigned long addr)
 {
 	struct klp_find_arg *args = data;
 
-	args->addr = addr;
 	args->count++;
-	return 0;
+	if (!args->pos || args->count == args->pos)
+		args->addr = addr;
+	/* Stop at the wanted one; without one, count them all. */
+	return args->pos && args->count == args->pos;
 }
 
 static int klp_module_callback(void *data, const char *name,
@@ -283,18 +284,26 @@ static int klp_module_callback(void *data, const char *name,
 
 	if (strcmp(args->name, name))
 		return 0;
-
-	args->addr = addr;
-	args->count++;
-	return 0;
+	return klp_match_callback(data, addr);
 }
 
+/**
+ * klp_find_object_symbol() - the address of a symbol of an object
+ * @objname:	a module's name, or NULL for vmlinux
+ * @name:	the symbol
+ * @sympos:	which of the symbols of that name, from 1 in kallsyms order;
+ *		0: the name must be unique in the object
+ * @addr:	set to its address (0 on failure)
+ *
+ * Return: 0; -ENOENT when the object has no such symbol, -EINVAL when
+ * the name is ambiguous or has no symbol at that position (logged)
+ */
 int klp_find_object_symbol(const char *objname, const char *name,
-			   unsigned long *addr)
+			   unsigned long sympos, unsigned long *addr)
 {
 	struct klp_find_arg args = {
-		.objname = objname,
 		.name = name,
+		.pos = sympos,
 	};
 
 	if (objname)
@@ -310,9 +319,15 @@ int klp_find_object_symbol(const char *objname, const char *name,
 		       objname ?: "vmlinux");
 		return -ENOENT;
 	}
-	if (args.count > 1) {
-		pr_err("unresolvable ambiguity (%lu matches) on symbol '%s' in object '%s'\n",
+	if (!sympos && args.count > 1) {
+		pr_err("unresolvable ambiguity (%lu matches) on symbol '%s' in object '%s': pick one with old_sympos\n",
 		       args.count, name, objname ?: "vmlinux");
+		return -EINVAL;
+	}
+	if (sympos && args.count < sympos) {
+		pr_err("symbol position %lu for symbol '%s' in object '%s' not found: it occurs %lu time%s\n",
+		       sympos, name, objname ?: "vmlinux", args.count,
+		       args.count == 1 ? "" : "s");
 		return -EINVAL;
 	}
 	*addr = args.addr;

@@ -13,7 +13,7 @@ struct module *klp_module_address(unsigned long addr);
 bool klp_is_init_text(struct module *mod, unsigned long addr);
 void klp_text_write(void *addr, const void *val, size_t len);
 int klp_find_object_symbol(const char *objname, const char *name,
-			   unsigned long *addr);
+			   unsigned long sympos, unsigned long *addr);
 int klp_verify_vmlinux_symbol(const char *name, unsigned long addr);
 int klp_find_exported_symbol(const char *name, unsigned long *addr);
 

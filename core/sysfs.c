@@ -8,7 +8,8 @@
  * /sys/kernel/klp/<patch>/cve           (the patch's cve, "" for none)
  * /sys/kernel/klp/<patch>/<object>
  * /sys/kernel/klp/<patch>/<object>/loaded
- * /sys/kernel/klp/<patch>/<object>/<function>
+ * /sys/kernel/klp/<patch>/<object>/<function>   (<function>,<sympos> for a
+ *                                                symbol position above 1)
  * /sys/kernel/klp/<patch>/<object>/<function>/{id,patched,stack_pos,stack_depth}
  * /sys/kernel/klp/<patch>/<object>/<function>/{old_addr,new_func}   (root only)
  *
@@ -253,8 +254,13 @@ int klp_sysfs_add_func(struct klp_func *func)
 	int ret;
 
 	memset(&func->kobj, 0, sizeof(func->kobj));
-	ret = kobject_init_and_add(&func->kobj, &klp_ktype_func,
-				   func->obj->kobj, "%s", func->old_name);
+	if (func->old_sympos > 1)
+		ret = kobject_init_and_add(&func->kobj, &klp_ktype_func,
+					   func->obj->kobj, "%s,%lu",
+					   func->old_name, func->old_sympos);
+	else
+		ret = kobject_init_and_add(&func->kobj, &klp_ktype_func,
+					   func->obj->kobj, "%s", func->old_name);
 	if (ret) {
 		pr_err("cannot create sysfs entry for function '%s' in object '%s' (%d)\n",
 		       func->old_name, klp_obj_name(func->obj), ret);

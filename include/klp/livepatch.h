@@ -33,6 +33,9 @@ enum klp_state {
  * @old_addr:	a hint conveying at what address the old function
  *		can be found (optional, vmlinux patches only; ignored
  *		when the running kernel is randomized by KASLR)
+ * @old_sympos:	which symbol of that name in the object, counted from 1 in
+ *		kallsyms order (as /proc/kallsyms lists them); 0: the name
+ *		must be unique in the object
  * @kobj:	kobject for sysfs resources
  * @state:	tracks function-level patch application state
  * @stack_node:	list node for klp_ops func_stack list
@@ -53,6 +56,13 @@ struct klp_func {
 	 * way to resolve the ambiguity.
 	 */
 	unsigned long old_addr;
+
+	/*
+	 * A static function's name may occur several times in one object
+	 * (one per file that defines it).  old_sympos picks one of them,
+	 * and works under KASLR, where old_addr cannot.
+	 */
+	unsigned long old_sympos;
 
 	/* internal */
 	struct kobject kobj;

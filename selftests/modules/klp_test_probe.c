@@ -7,6 +7,7 @@
  *   funcs=F1[,F2..]  up to four functions, each replaced by a function
  *                    returning 9000 + its index
  *   old_addr=ADDR    old_addr hint of the first function
+ *   sympos=P1[,P2..] old_sympos of the functions, in order
  *   enable=0         only register
  *
  * A registration or enable that fails makes the module load fail, so the
@@ -22,6 +23,10 @@ static int nr_funcs;
 module_param_array_named(funcs, func_names, charp, &nr_funcs, 0400);
 static unsigned long old_addr;
 module_param(old_addr, ulong, 0400);
+
+static unsigned long sympos[4];
+static int nr_sympos;
+module_param_array(sympos, ulong, &nr_sympos, 0400);
 static bool enable = true;
 module_param(enable, bool, 0400);
 
@@ -45,6 +50,7 @@ static int __init klp_probe_init(void)
 	for (i = 0; i < nr_funcs; i++) {
 		funcs[i].old_name = func_names[i];
 		funcs[i].new_func = klp_probe_new[i];
+		funcs[i].old_sympos = i < nr_sympos ? sympos[i] : 0;
 	}
 	funcs[0].old_addr = old_addr;
 	objs[0].name = objname;

@@ -186,6 +186,36 @@ int BPF_PROG(klptop_object, KLP_TP_OBJECT_PROTO)
 	return 0;
 }
 
+SEC("raw_tp/klp_patch_replaced")
+int BPF_PROG(klptop_replaced, KLP_TP_PATCH_REPLACED_PROTO)
+{
+	struct klp_transition_event *e = reserve_event(KLP_EV_PATCH_REPLACED,
+							     seq);
+
+	if (!e)
+		return 0;
+	copy_str(e->patch, sizeof(e->patch), patch);
+	copy_str(e->winner, sizeof(e->winner), by);
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+SEC("raw_tp/klp_callback")
+int BPF_PROG(klptop_callback, KLP_TP_CALLBACK_PROTO)
+{
+	struct klp_transition_event *e = reserve_event(KLP_EV_CALLBACK, seq);
+
+	if (!e)
+		return 0;
+	e->id = which;
+	e->cause = cause;
+	e->ret = ret;
+	copy_str(e->patch, sizeof(e->patch), patch);
+	copy_str(e->object, sizeof(e->object), object);
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
 SEC("raw_tp/klp_enable_failed")
 int BPF_PROG(klptop_failed, KLP_TP_ENABLE_FAILED_PROTO)
 {

@@ -81,6 +81,20 @@ static inline void klp_mem_free(enum klp_mem_kind kind)
 u64 klp_next_seq(void);
 u64 klp_last_seq(void);
 
+/* callbacks.c */
+int klp_pre_patch_callback(struct klp_object *obj, enum klp_cause cause);
+void klp_post_patch_callback(struct klp_object *obj, enum klp_cause cause);
+void klp_pre_unpatch_callback(struct klp_object *obj, enum klp_cause cause);
+void klp_post_unpatch_callback(struct klp_object *obj, enum klp_cause cause);
+
+/* replace.c */
+void klp_replace_patches(struct klp_patch *patch);
+void klp_replace_finish(struct klp_patch *patch);
+
+/* state.c */
+extern struct klp_patch *klp_transition_patch;
+int klp_check_states(struct klp_patch *patch);
+
 /* core.c */
 bool klp_is_patch_registered(struct klp_patch *patch);
 int klp_set_patch_state(struct klp_patch *patch, int state, int unregistered);

@@ -9,6 +9,7 @@
  *   seq <n>
  *   patch <patch> <enabled>
  *   info <patch> <srcversion> <cve> <enabled_ns>
+ *   replace <patch> <replace> <replaced_by>
  *   object <patch> <object> <loaded>
  *   func <patch> <object> <function> <id> <pos> <depth> <old_addr> <new_func>
  *   stack <object> <function> <depth> <patch>:<id> [<patch>:<id> ...]
@@ -22,7 +23,9 @@
  * are hexadecimal (0 while unresolved).  "info" follows its "patch":
  * the patch module's srcversion (its MODULE_VERSION's source checksum)
  * and the patch's cve, "-" for none, and the CLOCK_REALTIME nanoseconds
- * of the enable in force (0 while disabled).  The "stack" lines repeat klp/stacks,
+ * of the enable in force (0 while disabled).  "replace" follows "info"
+ * for a replace patch (<replace> 1) and for a patch a replace patch
+ * replaced (<replaced_by> names it; "-" for none).  The "stack" lines repeat klp/stacks,
  * winner first.  New record kinds may come: a parser skips what it does
  * not know.
  *
@@ -55,6 +58,10 @@ static void klp_show_state(struct seq_file *m)
 		seq_printf(m, "info %s %s %s %llu\n", klp_patch_name(patch),
 			   patch->mod->srcversion ?: "-", patch->cve ?: "-",
 			   patch->enabled_ns);
+		if (patch->replace || patch->replaced_by[0])
+			seq_printf(m, "replace %s %d %s\n",
+				   klp_patch_name(patch), patch->replace,
+				   patch->replaced_by[0] ? patch->replaced_by : "-");
 		klp_for_each_object(patch, obj) {
 			seq_printf(m, "object %s %s %d\n", klp_patch_name(patch),
 				   klp_obj_name(obj), klp_is_object_loaded(obj));

@@ -14,7 +14,7 @@
  * A tracepoint's consumers (BPF, perf) rely on RCU; lockdep kernels warn
  * at every such call otherwise.  The other events mark every state
  * change: registration, enable/disable, func_stack push/pop, module
- * coming/going and enable failures.  Each carries seq, the core's
+ * coming/going, object callbacks and enable failures.  Each carries seq, the core's
  * transition number (klp_next_seq()): 1, 2, 3... without a gap, in the
  * order the core made the changes, so a consumer reading several CPUs'
  * buffers puts them back in order without trusting timestamps; the last
@@ -42,6 +42,7 @@ TRACE_DEFINE_ENUM(KLP_CAUSE_DISABLE);
 TRACE_DEFINE_ENUM(KLP_CAUSE_MODULE_COMING);
 TRACE_DEFINE_ENUM(KLP_CAUSE_MODULE_GOING);
 TRACE_DEFINE_ENUM(KLP_CAUSE_ROLLBACK);
+TRACE_DEFINE_ENUM(KLP_CAUSE_REPLACE);
 
 #define show_cause(c)						\
 	__print_symbolic(c,					\
@@ -49,7 +50,20 @@ TRACE_DEFINE_ENUM(KLP_CAUSE_ROLLBACK);
 			 { KLP_CAUSE_DISABLE, "disable" },		\
 			 { KLP_CAUSE_MODULE_COMING, "module_coming" },	\
 			 { KLP_CAUSE_MODULE_GOING, "module_going" },	\
-			 { KLP_CAUSE_ROLLBACK, "rollback" })
+			 { KLP_CAUSE_ROLLBACK, "rollback" },		\
+			 { KLP_CAUSE_REPLACE, "replace" })
+
+TRACE_DEFINE_ENUM(KLP_CB_PRE_PATCH);
+TRACE_DEFINE_ENUM(KLP_CB_POST_PATCH);
+TRACE_DEFINE_ENUM(KLP_CB_PRE_UNPATCH);
+TRACE_DEFINE_ENUM(KLP_CB_POST_UNPATCH);
+
+#define show_callback(w)					\
+	__print_symbolic(w,					\
+			 { KLP_CB_PRE_PATCH, "pre_patch" },	\
+			 { KLP_CB_POST_PATCH, "post_patch" },	\
+			 { KLP_CB_PRE_UNPATCH, "pre_unpatch" },	\
+			 { KLP_CB_POST_UNPATCH, "post_unpatch" })
 
 #define show_obj_action(a)					\
 	__print_symbolic(a,					\
@@ -196,6 +210,58 @@ TRACE_EVENT(klp_object,
 	TP_printk("seq=%llu patch=%s object=%s %s cause=%s", __entry->seq,
 		  __get_str(patch), __get_str(object),
 		  show_obj_action(__entry->action), show_cause(__entry->cause))
+);
+
+TRACE_EVENT(klp_patch_replaced,
+
+	TP_PROTO(KLP_TP_PATCH_REPLACED_PROTO),
+
+	TP_ARGS(seq, patch, by),
+
+	TP_STRUCT__entry(
+		__field(u64, seq)
+		__string(patch, patch)
+		__string(by, by)
+	),
+
+	TP_fast_assign(
+		__entry->seq = seq;
+		klp_assign_str(patch, patch);
+		klp_assign_str(by, by);
+	),
+
+	TP_printk("seq=%llu patch=%s by=%s", __entry->seq, __get_str(patch),
+		  __get_str(by))
+);
+
+TRACE_EVENT(klp_callback,
+
+	TP_PROTO(KLP_TP_CALLBACK_PROTO),
+
+	TP_ARGS(seq, patch, object, which, cause, ret),
+
+	TP_STRUCT__entry(
+		__field(u64, seq)
+		__string(patch, patch)
+		__string(object, object)
+		__field(int, which)
+		__field(int, cause)
+		__field(int, ret)
+	),
+
+	TP_fast_assign(
+		__entry->seq = seq;
+		klp_assign_str(patch, patch);
+		klp_assign_str(object, object);
+		__entry->which = which;
+		__entry->cause = cause;
+		__entry->ret = ret;
+	),
+
+	TP_printk("seq=%llu patch=%s object=%s %s cause=%s ret=%d",
+		  __entry->seq, __get_str(patch), __get_str(object),
+		  show_callback(__entry->which), show_cause(__entry->cause),
+		  __entry->ret)
 );
 
 TRACE_EVENT(klp_enable_failed,

@@ -70,6 +70,31 @@ static void klp_forget_module(struct module *mod)
 	}
 }
 
+/* Patch a resolved object of an enabled patch for its coming module. */
+static int klp_apply_coming_object(struct klp_patch *patch,
+				   struct klp_object *obj, struct module *mod)
+{
+	int ret;
+
+	pr_notice("applying patch '%s' to loading module '%s'\n",
+		  klp_patch_name(patch), mod->name);
+	ret = klp_pre_patch_callback(obj, KLP_CAUSE_MODULE_COMING);
+	if (ret) {
+		klp_trace_failure(obj, NULL, ret);
+		return ret;
+	}
+	/* klp_enable_object() traces its own failure */
+	ret = klp_enable_object(obj, KLP_CAUSE_MODULE_COMING);
+	if (ret) {
+		klp_post_unpatch_callback(obj, KLP_CAUSE_ROLLBACK);
+		return ret;
+	}
+	trace_klp_object(klp_next_seq(), klp_patch_name(patch), mod->name,
+			 KLP_OBJ_APPLIED, KLP_CAUSE_MODULE_COMING);
+	klp_post_patch_callback(obj, KLP_CAUSE_MODULE_COMING);
+	return 0;
+}
+
 /*
  * Resolve and apply one patch's object for a coming module.  A patch that
  * is not enabled cannot refuse the module: it only warns, and enabling it
@@ -88,18 +113,10 @@ static int klp_coming_object(struct klp_patch *patch, struct klp_object *obj,
 			klp_patch_name(patch), mod->name, ret);
 		return 0;
 	}
-	if (ret) {
+	if (ret)
 		klp_trace_failure(obj, NULL, ret);
-	} else if (patch->state == KLP_ENABLED) {
-		pr_notice("applying patch '%s' to loading module '%s'\n",
-			  klp_patch_name(patch), mod->name);
-		/* klp_enable_object() traces its own failure */
-		ret = klp_enable_object(obj, KLP_CAUSE_MODULE_COMING);
-		if (!ret)
-			trace_klp_object(klp_next_seq(), klp_patch_name(patch),
-					 mod->name, KLP_OBJ_APPLIED,
-					 KLP_CAUSE_MODULE_COMING);
-	}
+	else if (patch->state == KLP_ENABLED)
+		ret = klp_apply_coming_object(patch, obj, mod);
 	if (ret)
 		pr_warn("failed to apply patch '%s' to module '%s' (%d): refusing the module\n",
 			klp_patch_name(patch), mod->name, ret);
@@ -139,13 +156,21 @@ static int klp_module_coming(struct module *mod)
 	return 0;
 
 rollback:
-	/* Only objects of patches up to the failing one have obj->mod set. */
+	/*
+	 * Only objects of patches up to the failing one have obj->mod set;
+	 * those applied had their post_patch callback, so they get both
+	 * unpatch callbacks.
+	 */
 	list_for_each_entry(patch, &klp_patches, list) {
 		klp_for_each_object(patch, obj) {
 			if (!klp_is_module(obj) || obj->mod != mod)
 				continue;
-			if (obj->state == KLP_ENABLED)
+			if (obj->state == KLP_ENABLED) {
+				klp_pre_unpatch_callback(obj, KLP_CAUSE_ROLLBACK);
 				klp_disable_object(obj, KLP_CAUSE_ROLLBACK);
+			}
+			if (obj->state != KLP_ENABLED)
+				klp_post_unpatch_callback(obj, KLP_CAUSE_ROLLBACK);
 			klp_unload_object(obj);
 		}
 	}
@@ -176,6 +201,24 @@ static void klp_patch_module_going(struct module *mod, struct list_head *gone)
 	}
 }
 
+static void klp_revert_going_object(struct klp_patch *patch,
+				    struct klp_object *obj, struct module *mod)
+{
+	int ret;
+
+	pr_notice("reverting patch '%s' on unloading module '%s'\n",
+		  klp_patch_name(patch), mod->name);
+	klp_pre_unpatch_callback(obj, KLP_CAUSE_MODULE_GOING);
+	ret = klp_disable_object(obj, KLP_CAUSE_MODULE_GOING);
+	if (ret)
+		pr_err("patch '%s' stays applied to going module '%s'\n",
+		       klp_patch_name(patch), mod->name);
+	trace_klp_object(klp_next_seq(), klp_patch_name(patch), mod->name,
+			 KLP_OBJ_REVERTED, KLP_CAUSE_MODULE_GOING);
+	if (!ret)
+		klp_post_unpatch_callback(obj, KLP_CAUSE_MODULE_GOING);
+}
+
 static void klp_module_going(struct module *mod, struct list_head *gone)
 {
 	struct klp_patch *patch;
@@ -188,16 +231,8 @@ static void klp_module_going(struct module *mod, struct list_head *gone)
 			if (!klp_is_module(obj) || obj->mod != mod)
 				continue;
 
-			if (obj->state == KLP_ENABLED) {
-				pr_notice("reverting patch '%s' on unloading module '%s'\n",
-					  klp_patch_name(patch), mod->name);
-				if (klp_disable_object(obj, KLP_CAUSE_MODULE_GOING))
-					pr_err("patch '%s' stays applied to going module '%s'\n",
-					       klp_patch_name(patch), mod->name);
-				trace_klp_object(klp_next_seq(), klp_patch_name(patch),
-						 mod->name, KLP_OBJ_REVERTED,
-						 KLP_CAUSE_MODULE_GOING);
-			}
+			if (obj->state == KLP_ENABLED)
+				klp_revert_going_object(patch, obj, mod);
 			klp_unload_object(obj);
 			break;
 		}

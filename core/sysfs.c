@@ -6,6 +6,8 @@
  * /sys/kernel/klp/<patch>
  * /sys/kernel/klp/<patch>/enabled
  * /sys/kernel/klp/<patch>/cve           (the patch's cve, "" for none)
+ * /sys/kernel/klp/<patch>/replace       (1 for a replace patch)
+ * /sys/kernel/klp/<patch>/replaced_by   (the patch that replaced it, or "")
  * /sys/kernel/klp/<patch>/<object>
  * /sys/kernel/klp/<patch>/<object>/loaded
  * /sys/kernel/klp/<patch>/<object>/<function>   (<function>,<sympos> for a
@@ -61,11 +63,37 @@ static ssize_t cve_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return sysfs_emit(buf, "%s\n", patch->cve ?: "");
 }
 
+/* Fixed at registration: no lock. */
+static ssize_t replace_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	struct klp_patch *patch = container_of(kobj, struct klp_patch, kobj);
+
+	return sysfs_emit(buf, "%d\n", patch->replace);
+}
+
+static ssize_t replaced_by_show(struct kobject *kobj,
+				struct kobj_attribute *attr, char *buf)
+{
+	struct klp_patch *patch = container_of(kobj, struct klp_patch, kobj);
+	ssize_t ret = -ENODEV;
+
+	mutex_lock(&klp_mutex);
+	if (klp_is_patch_registered(patch))
+		ret = sysfs_emit(buf, "%s\n", patch->replaced_by);
+	mutex_unlock(&klp_mutex);
+	return ret;
+}
+
 static struct kobj_attribute enabled_kobj_attr = __ATTR_RW(enabled);
 static struct kobj_attribute cve_kobj_attr = __ATTR_RO(cve);
+static struct kobj_attribute replace_kobj_attr = __ATTR_RO(replace);
+static struct kobj_attribute replaced_by_kobj_attr = __ATTR_RO(replaced_by);
 static struct attribute *klp_patch_attrs[] = {
 	&enabled_kobj_attr.attr,
 	&cve_kobj_attr.attr,
+	&replace_kobj_attr.attr,
+	&replaced_by_kobj_attr.attr,
 	NULL
 };
 ATTRIBUTE_GROUPS(klp_patch);

@@ -55,6 +55,7 @@ struct kt_patch {
 	char srcversion[KLP_NAME_LEN];
 	char cve[KLP_CVE_MAX_LEN + 1];
 	unsigned long long enabled_ns;	/* CLOCK_REALTIME; 0 while disabled */
+	char replaced_by[KLP_NAME_LEN];	/* the replace patch that disabled it */
 };
 
 struct kt_fn;
@@ -113,6 +114,7 @@ void kt_stack_remove(struct kt_fn *fn, struct kt_func *f);
 int kt_model_resync(struct kt_model *m);
 void kt_model_count(const struct kt_model *m, unsigned int *enabled,
 		    unsigned int *disabled, unsigned int *patched_fns);
+unsigned int kt_model_replaced(const struct kt_model *m);
 void kt_model_free(struct kt_model *m);
 
 /* --- the event applier (klptop_events.c) --------------------------------- */

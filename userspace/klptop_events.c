@@ -30,10 +30,26 @@ const char *kt_event_name(unsigned int type)
 		[KLP_EV_FUNC_POP] = "pop",
 		[KLP_EV_OBJECT] = "object",
 		[KLP_EV_ENABLE_FAILED] = "enable_failed",
+		[KLP_EV_CALLBACK] = "callback",
+		[KLP_EV_PATCH_REPLACED] = "replaced",
 	};
 
 	return type < ARRAY_SIZE(names) && names[type] ?
 	       names[type] : "unknown";
+}
+
+/* An object callback's name as klp:klp_callback prints it. */
+static const char *kt_callback_name(unsigned int which)
+{
+	static const char *const names[] = {
+		[KLP_CB_PRE_PATCH] = "pre_patch",
+		[KLP_CB_POST_PATCH] = "post_patch",
+		[KLP_CB_PRE_UNPATCH] = "pre_unpatch",
+		[KLP_CB_POST_UNPATCH] = "post_unpatch",
+	};
+
+	return which < ARRAY_SIZE(names) && names[which] ?
+	       names[which] : "unknown";
 }
 
 /* The cause's name as the tracepoints print it; NULL for none. */
@@ -45,6 +61,7 @@ const char *kt_cause_name(int cause)
 		[KLP_CAUSE_MODULE_COMING] = "module_coming",
 		[KLP_CAUSE_MODULE_GOING] = "module_going",
 		[KLP_CAUSE_ROLLBACK] = "rollback",
+		[KLP_CAUSE_REPLACE] = "replace",
 	};
 
 	return cause > 0 && (size_t)cause < ARRAY_SIZE(names) ?
@@ -62,7 +79,9 @@ static void log_add(struct kt_log *log, const struct klp_transition_event *e,
 	t->seq = e->seq;
 	t->type = e->type;
 	t->cause = e->type == KLP_EV_FUNC_PUSH || e->type == KLP_EV_FUNC_POP ||
-		   e->type == KLP_EV_OBJECT ? e->cause : 0;
+		   e->type == KLP_EV_OBJECT || e->type == KLP_EV_CALLBACK ?
+		   e->cause : e->type == KLP_EV_PATCH_REPLACED ?
+		   KLP_CAUSE_REPLACE : 0;
 	t->ret = e->ret;
 	kt_copy_name(t->patch, sizeof(t->patch), e->patch);
 	kt_copy_name(t->func, sizeof(t->func), func);
@@ -125,6 +144,9 @@ static void log_func_event(struct kt_log *log,
 	case KLP_CAUSE_ROLLBACK:
 		snprintf(why, sizeof(why), "rolled back");
 		break;
+	case KLP_CAUSE_REPLACE:
+		snprintf(why, sizeof(why), "replaced");
+		break;
 	default:
 		snprintf(why, sizeof(why), "%s",
 			 e->type == KLP_EV_FUNC_PUSH ? "pushed" : "popped");
@@ -173,10 +195,26 @@ static void apply_patch_event(struct kt_model *m, struct kt_log *log,
 				m->need_resync = true;
 			}
 			p->enabled = e->type == KLP_EV_PATCH_ENABLE;
+			if (p->enabled)
+				p->replaced_by[0] = '\0';
 			break;
 		}
 	}
 	log_add(log, e, "", "patch %s %s", e->patch, done[e->type]);
+}
+
+/* A replace patch's enable disabled this patch. */
+static void apply_replaced_event(struct kt_model *m,
+				 const struct klp_transition_event *e)
+{
+	struct kt_patch *p = kt_patch_find(m, e->patch, false);
+
+	if (!p) {
+		p = kt_patch_find(m, e->patch, true);
+		m->need_resync = true;
+	}
+	p->enabled = false;
+	kt_copy_name(p->replaced_by, sizeof(p->replaced_by), e->winner);
 }
 
 /* The event's strings terminated, whatever the ring buffer held. */
@@ -225,6 +263,21 @@ void kt_event_apply(struct kt_model *m, struct kt_log *log,
 		else
 			log_add(log, &e, "", "patch %s deferred: module %s not loaded",
 				e.patch, e.object);
+		break;
+	case KLP_EV_PATCH_REPLACED:
+		if (fresh)
+			apply_replaced_event(m, &e);
+		log_add(log, &e, "", "patch %s replaced by %s", e.patch,
+			e.winner);
+		break;
+	case KLP_EV_CALLBACK:
+		if (e.ret)
+			log_add(log, &e, "", "patch %s: %s callback of %s failed: %s (%d)",
+				e.patch, kt_callback_name(e.id), e.object,
+				strerror(-e.ret), e.ret);
+		else
+			log_add(log, &e, "", "patch %s: %s callback of %s",
+				e.patch, kt_callback_name(e.id), e.object);
 		break;
 	case KLP_EV_ENABLE_FAILED:
 		log_add(log, &e, e.func, "patch %s failed on %s%s%s: %s (%d)",

@@ -142,11 +142,11 @@ void kt_print_json(const struct kt_view *v, const struct kt_model *m,
 	kt_fmt_hms(v, tot->tick_ns, ts, sizeof(ts));
 	sb_printf(&b, "{\"time\":\"%s\",\"timestamp\":%.6f,\"interval\":%.3f,"
 		  "\"summary\":{\"patches\":%zu,\"enabled\":%u,\"disabled\":%u,"
-		  "\"functions\":%u,\"hits\":%llu,\"rate\":%.1f,"
+		  "\"replaced\":%u,\"functions\":%u,\"hits\":%llu,\"rate\":%.1f,"
 		  "\"lost_hits\":%llu,\"lost_events\":%llu},\"rows\":[",
 		  ts, (tot->tick_ns + v->realtime_off_ns) / 1e9, tot->elapsed,
-		  m->nr_patches, en, dis, fns, tot->hits, tot->rate,
-		  tot->lost_hits, tot->lost_events);
+		  m->nr_patches, en, dis, kt_model_replaced(m), fns, tot->hits,
+		  tot->rate, tot->lost_hits, tot->lost_events);
 
 	n = kt_select_rows(v, m, &rows);
 	for (r = 0; r < n; r++) {

@@ -328,6 +328,8 @@ int kt_model_resync(struct kt_model *m)
 			     sp->srcversion ?: "");
 		kt_copy_name(p->cve, sizeof(p->cve), sp->cve ?: "");
 		p->enabled_ns = sp->enabled_ns;
+		kt_copy_name(p->replaced_by, sizeof(p->replaced_by),
+			     sp->replaced_by ?: "");
 	}
 	/* sorted winner first: appending in order builds each stack */
 	for (i = 0; i < snap.nr_funcs; i++) {
@@ -369,6 +371,18 @@ void kt_model_count(const struct kt_model *m, unsigned int *enabled,
 	for (i = 0; i < m->nr_fns; i++)
 		if (m->fns[i]->depth)
 			(*patched_fns)++;
+}
+
+/* How many patches are disabled because a replace patch replaced them. */
+unsigned int kt_model_replaced(const struct kt_model *m)
+{
+	unsigned int n = 0;
+	size_t i;
+
+	for (i = 0; i < m->nr_patches; i++)
+		if (!m->patches[i]->enabled && m->patches[i]->replaced_by[0])
+			n++;
+	return n;
 }
 
 void kt_model_free(struct kt_model *m)

@@ -179,8 +179,11 @@ static void print_summary(const struct kt_view *v, const struct kt_model *m,
 		return;
 	}
 	kt_model_count(m, &en, &dis, &fns);
-	printf("%s patches: %zu  enabled: %u  disabled: %u  functions: %u  hits/s: %.1f  sort: %s%s",
-	       ts, m->nr_patches, en, dis, fns, tot->rate,
+	printf("%s patches: %zu  enabled: %u  disabled: %u", ts,
+	       m->nr_patches, en, dis);
+	if (kt_model_replaced(m))
+		printf(" (replaced: %u)", kt_model_replaced(m));
+	printf("  functions: %u  hits/s: %.1f  sort: %s%s", fns, tot->rate,
 	       kt_sort_names[v->sort], v->paused ? "  [paused]" : "");
 	if (tot->lost_hits || tot->lost_events)
 		printf("  LOST hits: %llu events: %llu", tot->lost_hits,

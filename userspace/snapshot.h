@@ -21,6 +21,8 @@ struct klp_snap_patch {
 	char *srcversion;		/* the patch module's; NULL for none */
 	char *cve;			/* the patch's cve list; NULL for none */
 	unsigned long long enabled_ns;	/* CLOCK_REALTIME of its enable; 0 */
+	int replace;			/* a replace patch */
+	char *replaced_by;		/* the patch that replaced it; NULL */
 };
 
 struct klp_snap_func {

@@ -118,6 +118,19 @@ static int add_info(struct parser *p, char **field)
 	       dup_field(field[3], &n->cve);
 }
 
+static int add_replace(struct parser *p, char **field)
+{
+	const char *patch = current_patch(p);
+	struct klp_snap_patch *n;
+
+	if (!patch || strcmp(field[1], patch))
+		return -EPROTO;
+	n = &p->snap->patches[p->snap->nr_patches - 1];
+	if (parse_int(field[2], &n->replace) || n->replaced_by)
+		return -EPROTO;
+	return dup_field(field[3], &n->replaced_by);
+}
+
 static int add_object(struct parser *p, char **field)
 {
 	const char *patch = current_patch(p);
@@ -188,6 +201,8 @@ static int parse_line(struct parser *p, char *line, size_t lineno)
 		return n == 3 ? add_patch(p, field) : -EPROTO;
 	if (!strcmp(field[0], "info"))
 		return n == 5 ? add_info(p, field) : -EPROTO;
+	if (!strcmp(field[0], "replace"))
+		return n == 4 ? add_replace(p, field) : -EPROTO;
 	if (!strcmp(field[0], "object"))
 		return n == 4 ? add_object(p, field) : -EPROTO;
 	if (!strcmp(field[0], "func"))
@@ -315,6 +330,7 @@ void klp_snapshot_free(struct klp_snapshot *snap)
 		free(snap->patches[i].name);
 		free(snap->patches[i].srcversion);
 		free(snap->patches[i].cve);
+		free(snap->patches[i].replaced_by);
 	}
 	free(snap->patches);
 	memset(snap, 0, sizeof(*snap));

@@ -21,7 +21,11 @@
 #include <linux/list.h>
 #include <klp/uapi.h>
 
-enum klp_state {
+/*
+ * The seed's enum klp_state, renamed: upstream's struct klp_state (system
+ * states, below) took its tag.
+ */
+enum klp_enable_state {
 	KLP_DISABLED,
 	KLP_ENABLED
 };
@@ -66,7 +70,7 @@ struct klp_func {
 
 	/* internal */
 	struct kobject kobj;
-	enum klp_state state;
+	enum klp_enable_state state;
 	struct list_head stack_node;
 	struct klp_object *obj;
 	unsigned int id;
@@ -91,11 +95,40 @@ struct klp_reloc {
 	int external;
 };
 
+struct klp_object;
+
+/**
+ * struct klp_callbacks - an object's calls around its patching
+ * @pre_patch:		runs before the object's funcs are pushed; an error
+ *			stops the enable (or refuses the object's module)
+ * @post_patch:		runs once the object (on enable: every loaded
+ *			object of the patch) is patched
+ * @pre_unpatch:	runs before the object's funcs are popped, if its
+ *			post_patch ran
+ * @post_unpatch:	runs once they are popped, if its pre_patch
+ *			succeeded (or it has none)
+ * @post_unpatch_enabled: internal: the post_unpatch callback is due
+ *
+ * Upstream's Documentation/livepatch/callbacks.rst, without a transition:
+ * each runs for a loaded object only (a module object when its module
+ * comes or goes), with the core's mutex held, so it must not call the
+ * patch API.  Each call is a klp:klp_callback event.
+ */
+struct klp_callbacks {
+	int (*pre_patch)(struct klp_object *obj);
+	void (*post_patch)(struct klp_object *obj);
+	void (*pre_unpatch)(struct klp_object *obj);
+	void (*post_unpatch)(struct klp_object *obj);
+	bool post_unpatch_enabled;
+};
+
 /**
  * struct klp_object - kernel object structure for live patching
  * @name:	module name (or NULL for vmlinux)
  * @relocs:	relocation entries to be applied at load time
  * @funcs:	function entries for functions to be patched in the object
+ *		(may be empty, { }, for an object that has only callbacks)
+ * @callbacks:	functions called around patching and unpatching it
  * @kobj:	kobject for sysfs resources
  * @mod:	kernel module associated with the patched object
  *		(NULL for vmlinux)
@@ -108,13 +141,31 @@ struct klp_object {
 	const char *name;
 	struct klp_reloc *relocs;
 	struct klp_func *funcs;
+	struct klp_callbacks callbacks;
 
 	/* internal */
 	struct kobject *kobj;
 	struct module *mod;
-	enum klp_state state;
+	enum klp_enable_state state;
 	struct klp_patch *patch;
 	bool resolved;
+};
+
+/**
+ * struct klp_state - a system state a patch changes (upstream's
+ *		      Documentation/livepatch/system-state.rst)
+ * @id:		the state's number, the same in every patch that knows it
+ *		(0 ends a patch's array)
+ * @version:	which change of it the patch makes; a patch that replaces
+ *		others must carry every state they carry, each at a version
+ *		at least as high
+ * @data:	for the patch's callbacks (klp_get_prev_state() hands over
+ *		the previous patch's)
+ */
+struct klp_state {
+	unsigned long id;
+	unsigned int version;
+	void *data;
 };
 
 /**
@@ -126,22 +177,34 @@ struct klp_object {
  *		and ",._-" only, at most KLP_CVE_MAX_LEN characters.  Shown as
  *		sysfs <patch>/cve and the cve label of klp-exporter's
  *		klp_patch_info, so a fleet can ask which hosts carry a fix.
+ * @states:	optional: the system states the patch changes, ended by an
+ *		entry with id 0
+ * @replace:	enabling the patch makes it the only enabled one (atomic
+ *		replace, upstream's Documentation/livepatch/
+ *		cumulative-patches.rst): every other enabled patch is
+ *		disabled, without its callbacks, and functions only they
+ *		patched return to the original
  * @list:	list node for global list of registered patches
  * @kobj:	kobject for sysfs resources
  * @state:	tracks patch-level application state
  * @enabled_ns:	CLOCK_REALTIME of the enable now in force, 0 while disabled
+ * @replaced_by: the patch whose enable replaced this one ("" if none did
+ *		since this one was last enabled)
  */
 struct klp_patch {
 	/* external */
 	struct module *mod;
 	struct klp_object *objs;
 	const char *cve;
+	struct klp_state *states;
+	bool replace;
 
 	/* internal */
 	struct list_head list;
 	struct kobject kobj;
-	enum klp_state state;
+	enum klp_enable_state state;
 	u64 enabled_ns;
+	char replaced_by[KLP_NAME_LEN];
 };
 
 #define klp_register_patch	klpcore_register_patch
@@ -153,6 +216,12 @@ int klpcore_register_patch(struct klp_patch *patch);
 int klpcore_unregister_patch(struct klp_patch *patch);
 int klpcore_enable_patch(struct klp_patch *patch);
 int klpcore_disable_patch(struct klp_patch *patch);
+
+#define klp_get_state		klpcore_get_state
+#define klp_get_prev_state	klpcore_get_prev_state
+
+struct klp_state *klpcore_get_state(struct klp_patch *patch, unsigned long id);
+struct klp_state *klpcore_get_prev_state(unsigned long id);
 
 /*
  * Shadow variables (core/shadow.c; upstream's

@@ -39,6 +39,15 @@ enum klp_cause {
 	KLP_CAUSE_MODULE_COMING = 3,	/* the object's module is loading */
 	KLP_CAUSE_MODULE_GOING = 4,	/* the object's or the patch's module goes */
 	KLP_CAUSE_ROLLBACK = 5,		/* undoing a failed enable or module load */
+	KLP_CAUSE_REPLACE = 6,		/* another patch's enable replaced it */
+};
+
+/* klp:klp_callback which field: the object callback that ran */
+enum klp_callback_kind {
+	KLP_CB_PRE_PATCH = 1,
+	KLP_CB_POST_PATCH = 2,
+	KLP_CB_PRE_UNPATCH = 3,
+	KLP_CB_POST_UNPATCH = 4,
 };
 
 /*
@@ -59,6 +68,12 @@ enum klp_cause {
 /* klp:klp_patch_{register,unregister,enable,disable} */
 #define KLP_TP_PATCH_PROTO u64 seq, const char *patch, int ret
 
+/*
+ * klp:klp_patch_replaced: enabling patch by (a replace patch) disabled
+ * patch; its funcs were popped just before (cause KLP_CAUSE_REPLACE)
+ */
+#define KLP_TP_PATCH_REPLACED_PROTO u64 seq, const char *patch, const char *by
+
 /* klp:klp_func_{push,pop}; cause is an enum klp_cause */
 #define KLP_TP_FUNC_PROTO u64 seq, const char *object, const char *func, \
 	const char *patch, unsigned long old_addr, unsigned int id, \
@@ -68,6 +83,13 @@ enum klp_cause {
 /* klp:klp_object; action is an enum klp_obj_action, cause an enum klp_cause */
 #define KLP_TP_OBJECT_PROTO u64 seq, const char *patch, const char *object, \
 	int action, int cause
+
+/*
+ * klp:klp_callback: an object callback ran (which: enum klp_callback_kind;
+ * cause: enum klp_cause; ret: pre_patch's result, 0 for the others)
+ */
+#define KLP_TP_CALLBACK_PROTO u64 seq, const char *patch, const char *object, \
+	int which, int cause, int ret
 
 /* klp:klp_enable_failed */
 #define KLP_TP_ENABLE_FAILED_PROTO u64 seq, const char *patch, \
@@ -110,6 +132,8 @@ enum klp_event_type {
 	KLP_EV_FUNC_POP,
 	KLP_EV_OBJECT,
 	KLP_EV_ENABLE_FAILED,
+	KLP_EV_CALLBACK,
+	KLP_EV_PATCH_REPLACED,
 };
 
 #define KLP_NAME_LEN	64	/* module names are < 56 */
@@ -122,13 +146,13 @@ struct klp_transition_event {
 	__u32 type;		/* enum klp_event_type */
 	__s32 ret;		/* result or error code; action for KLP_EV_OBJECT */
 	__u64 old_addr;
-	__u32 id;
+	__u32 id;		/* enum klp_callback_kind for KLP_EV_CALLBACK */
 	__u32 depth;
 	__u32 winner_id;
-	__s32 cause;		/* enum klp_cause, for push, pop and object */
+	__s32 cause;		/* enum klp_cause, for push, pop, object, callback */
 	char patch[KLP_NAME_LEN];
 	char object[KLP_NAME_LEN];
-	char winner[KLP_NAME_LEN];
+	char winner[KLP_NAME_LEN];	/* the replacing patch for KLP_EV_PATCH_REPLACED */
 	char func[KLP_FUNC_LEN];
 };
 

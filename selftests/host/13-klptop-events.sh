@@ -191,6 +191,48 @@ fn vmlinux f: p1:3
 resync no" "$(run 'unregister 11 p2
 show' | grep -v '^log\|^resync 0')"
 
+# p2, a replace patch: pushed on f over p1, then p1's pops (g back to the
+# original) and p1 replaced
+assert_eq "a replace: p1's pops say replaced, then p1 replaced by p2, disabled" \
+"patch p1 disabled
+patch p2 enabled
+fn mod g:
+fn vmlinux f: p2:7
+resync no
+log 11 push enable: patch p2 enabling: f now -> p2 (depth 2)
+log 12 pop replace: patch p1 replaced: f now -> p2 (depth 1)
+log 13 pop replace: patch p1 replaced: g now -> original (depth 0)
+log 14 replaced replace: patch p1 replaced by p2
+log 15 enable -: patch p2 enabled" \
+	"$(run 'push 11 p2 vmlinux f 7 2 p2 7 enable
+pop 12 p1 vmlinux f 3 1 p2 7 replace
+pop 13 p1 mod g 4 0 - 0 replace
+replaced 14 p1 p2
+enable 15 p2
+show' | tail -n +2)"
+assert_eq "JSON: one replaced patch, g's winner the original (null)" "1 null" \
+	"$(run 'pop 12 p1 vmlinux f 3 0 - 0 replace
+pop 13 p1 mod g 4 0 - 0 replace
+replaced 14 p1 p2
+json' | tail -n 1 | jq -r '"\(.summary.replaced) \(.rows[] | select(.function == "g") | .winner)"')"
+assert_eq "a replaced patch enabled again, then disabled: not counted replaced" 0 \
+	"$(run 'replaced 14 p1 p2
+enable 15 p1
+disable 16 p1
+json' | tail -n 1 | jq .summary.replaced)"
+sed 's/^patch p1 1$/patch p1 0\nreplace p1 0 p2/' "$tmp/state" > "$tmp/state.replaced"
+assert_eq "the state file's replace record counts" 1 \
+	"$("$tmp/t" <<< "state $tmp/state.replaced
+json" | tail -n 1 | jq .summary.replaced)"
+assert_eq "callbacks are logged, a failure with its error" \
+"log 11 callback module_coming: patch p1: pre_patch callback of mod
+log 12 callback module_coming: patch p1: pre_patch callback of mod failed: No such device (-19)
+log 13 callback disable: patch p1: post_unpatch callback of vmlinux" \
+	"$(run 'callback 11 p1 mod 1 module_coming 0
+callback 12 p1 mod 1 module_coming -19
+callback 13 p1 vmlinux 4 disable 0
+show' | grep '^log')"
+
 json=$(run 'push 11 p2 vmlinux f 7 2 p2 7 enable
 enable 12 p2
 json' | tail -n 1)

@@ -7,6 +7,8 @@
  *   push|pop SEQ PATCH OBJECT FUNC ID DEPTH WINNER|- WINNER_ID CAUSE
  *   object SEQ PATCH OBJECT ACTION CAUSE
  *   enable_failed SEQ PATCH OBJECT FUNC ERR
+ *   callback SEQ PATCH OBJECT WHICH CAUSE RET   (WHICH: enum klp_callback_kind)
+ *   replaced SEQ PATCH BY
  *   register|unregister|enable|disable SEQ PATCH [RET]
  */
 #include <stdio.h>
@@ -28,7 +30,7 @@ static unsigned int script_type(const char *s)
 {
 	unsigned int t;
 
-	for (t = KLP_EV_PATCH_REGISTER; t <= KLP_EV_ENABLE_FAILED; t++)
+	for (t = KLP_EV_PATCH_REGISTER; t <= KLP_EV_PATCH_REPLACED; t++)
 		if (!strcmp(kt_event_name(t), s))
 			return t;
 	return 0;
@@ -60,6 +62,15 @@ static int script_event(char w[][128], int n, struct klp_transition_event *e)
 		snprintf(e->object, sizeof(e->object), "%.63s", w[3]);
 		e->ret = atoi(w[4]);
 		e->cause = script_cause(w[5]);
+		break;
+	case KLP_EV_CALLBACK:
+		snprintf(e->object, sizeof(e->object), "%.63s", w[3]);
+		e->id = atoi(w[4]);
+		e->cause = script_cause(w[5]);
+		e->ret = atoi(w[6]);
+		break;
+	case KLP_EV_PATCH_REPLACED:
+		snprintf(e->winner, sizeof(e->winner), "%.63s", w[3]);
 		break;
 	case KLP_EV_ENABLE_FAILED:
 		snprintf(e->object, sizeof(e->object), "%.63s", w[3]);

@@ -11,6 +11,7 @@
  *   entered    read: "a <n>\nb <n>\nc <n>" original-body entries
  *   values     read: "<value> <n>" per distinct value the call loops got
  *              since the last write to it (any write clears it)
+ *   level      klp_target_level, a state for the system-state tests
  *
  * init_delay_ms=N keeps the module's init running N ms (state COMING, as a
  * driver probing hardware), for patches that arrive during it.
@@ -32,6 +33,13 @@ static atomic64_t klp_target_entered[3];
 static unsigned int init_delay_ms;
 module_param(init_delay_ms, uint, 0400);
 MODULE_PARM_DESC(init_delay_ms, "sleep this long in the module's init");
+
+/*
+ * A "system state" for the system-state tests (klp_test_state.c) to
+ * change and hand over; debugfs "level", read-write.
+ */
+u32 klp_target_level = 1;
+EXPORT_SYMBOL_GPL(klp_target_level);
 
 /* A value the relocation test reads through a non-exported symbol. */
 unsigned long klp_target_secret = 0x5ec7e7;
@@ -228,6 +236,7 @@ static int __init klp_target_init(void)
 	for (i = 0; i < 3; i++)
 		debugfs_create_file(names[i], 0400, klp_target_dir,
 				    klp_target_fns[i], &klp_target_fn_fops);
+	debugfs_create_u32("level", 0600, klp_target_dir, &klp_target_level);
 	debugfs_create_file("call", 0600, klp_target_dir, NULL,
 			    &klp_target_call_fops);
 	debugfs_create_file("entered", 0400, klp_target_dir, NULL,

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * replace.c - atomic replace: a patch whose enable disables all others
+ * (upstream's Documentation/livepatch/cumulative-patches.rst)
+ *
+ * Once every func of the replace patch is on top of its function's
+ * func_stack, the funcs of every other enabled patch are popped: below the
+ * top nothing changes for callers, and a function only they patched
+ * returns from their code straight to the original (its ftrace_ops goes
+ * with its last func).  No function ever runs neither the old nor the new
+ * code, so klp needs none of upstream's "nop" funcs, which bridge its
+ * per-task transition.  As upstream, the replaced patches' callbacks do
+ * not run: the replace patch is the one that knows what to take over.
+ * Each pop is a klp:klp_func_pop event with cause "replace", each
+ * replaced patch a klp:klp_patch_replaced event naming its replacement.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/string.h>
+#include "core.h"
+#include "klp_trace.h"
+
+static int klp_replace_one(struct klp_patch *old)
+{
+	struct klp_object *obj;
+	int ret = 0, err;
+
+	klp_for_each_object(old, obj) {
+		if (obj->state != KLP_ENABLED)
+			continue;
+		err = klp_disable_object(obj, KLP_CAUSE_REPLACE);
+		ret = ret ?: err;
+		/* Its callbacks are skipped for good, this one included. */
+		if (obj->state != KLP_ENABLED)
+			obj->callbacks.post_unpatch_enabled = false;
+	}
+	return ret;
+}
+
+/**
+ * klp_replace_patches() - pop the funcs of every other enabled patch
+ * @patch:	a replace patch being enabled, all its loaded objects patched
+ *
+ * The patches popped stay enabled, marked replaced_by, until
+ * klp_replace_finish(): the replace patch's post_patch callbacks, which
+ * run in between, find their states with klp_get_prev_state(), as
+ * upstream's do.  A patch whose funcs cannot all be popped stays enabled
+ * for good (logged).
+ */
+void klp_replace_patches(struct klp_patch *patch)
+{
+	struct klp_patch *old;
+	int ret;
+
+	lockdep_assert_held(&klp_mutex);
+
+	list_for_each_entry(old, &klp_patches, list) {
+		if (old == patch || old->state != KLP_ENABLED)
+			continue;
+		ret = klp_replace_one(old);
+		if (ret) {
+			pr_err("patch '%s' could not be replaced by '%s' (%d): it stays enabled\n",
+			       klp_patch_name(old), klp_patch_name(patch), ret);
+			continue;
+		}
+		strscpy(old->replaced_by, klp_patch_name(patch),
+			sizeof(old->replaced_by));
+	}
+}
+
+/**
+ * klp_replace_finish() - the patches klp_replace_patches() popped are disabled
+ * @patch:	the replace patch, now enabled
+ */
+void klp_replace_finish(struct klp_patch *patch)
+{
+	struct klp_patch *old;
+
+	lockdep_assert_held(&klp_mutex);
+
+	list_for_each_entry(old, &klp_patches, list) {
+		if (old == patch || old->state != KLP_ENABLED ||
+		    !old->replaced_by[0])
+			continue;
+		pr_notice("patch '%s' replaced by '%s'\n", klp_patch_name(old),
+			  klp_patch_name(patch));
+		old->state = KLP_DISABLED;
+		old->enabled_ns = 0;
+		trace_klp_patch_replaced(klp_next_seq(), klp_patch_name(old),
+					 klp_patch_name(patch));
+	}
+}

@@ -295,19 +295,42 @@ int klp_set_patch_state(struct klp_patch *patch, int state, int unregistered)
 	return ret;
 }
 
+static bool klp_patch_registered(struct klp_patch *patch)
+{
+	bool ret;
+
+	mutex_lock(&klp_mutex);
+	ret = klp_is_patch_registered(patch);
+	mutex_unlock(&klp_mutex);
+	return ret;
+}
+
 /**
- * klpcore_enable_patch() - enable a registered patch (klp_enable_patch())
- * @patch:	The registered, disabled patch to be enabled
+ * klpcore_enable_patch() - enable a patch (klp_enable_patch())
+ * @patch:	The disabled patch to be enabled
  *
  * Pushes each patched function's replacement on the function's func_stack,
  * where it wins until disabled.  On failure every function already pushed
- * is popped again.
+ * is popped again.  A patch not registered yet is registered first, as
+ * upstream's klp_enable_patch() does since 5.1 (a module written to it
+ * only calls this), and unregistered again if the enable fails.
  *
  * Return: 0 on success, otherwise error
  */
 int klpcore_enable_patch(struct klp_patch *patch)
 {
-	return klp_set_patch_state(patch, KLP_ENABLED, -EINVAL);
+	int ret;
+
+	if (!patch || klp_patch_registered(patch))
+		return klp_set_patch_state(patch, KLP_ENABLED, -EINVAL);
+
+	ret = klpcore_register_patch(patch);
+	if (ret)
+		return ret;
+	ret = klp_set_patch_state(patch, KLP_ENABLED, -EINVAL);
+	if (ret)
+		klpcore_unregister_patch(patch);
+	return ret;
 }
 EXPORT_SYMBOL_GPL(klpcore_enable_patch);
 

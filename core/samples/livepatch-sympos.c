@@ -53,25 +53,15 @@ static struct klp_patch patch = {
 	.objs = objs,
 };
 
+/* Upstream's API since 5.1: klp_enable_patch() registers the patch too. */
 static int livepatch_init(void)
 {
-	int ret;
-
-	ret = klp_register_patch(&patch);
-	if (ret)
-		return ret;
-	ret = klp_enable_patch(&patch);
-	if (ret) {
-		WARN_ON(klp_unregister_patch(&patch));
-		return ret;
-	}
-	return 0;
+	return klp_enable_patch(&patch);
 }
 
+/* Never called: the core keeps a patch module loaded for good. */
 static void livepatch_exit(void)
 {
-	WARN_ON(klp_disable_patch(&patch));
-	WARN_ON(klp_unregister_patch(&patch));
 }
 
 module_init(livepatch_init);

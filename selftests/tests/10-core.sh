@@ -53,7 +53,11 @@ check "api module loads" klp_insmod klp_test_api
 api() {
 	echo "$1" > /sys/kernel/debug/klp_test_api/ctl && cut -d' ' -f2- /sys/kernel/debug/klp_test_api/ctl | awk '{print $NF}'
 }
-assert_eq "api: enable before register -> EINVAL" -22 "$(api enable)"
+# upstream's klp_enable_patch() since 5.1: enabling registers first
+assert_eq "api: enable before register: registers and enables it" "0 8003 1" \
+	"$(api enable) $(target c) $(patch_enabled klp_test_api)"
+assert_eq "api: register it again -> EINVAL" -22 "$(api register)"
+assert_eq "api: disable and unregister it" "0 0" "$(api disable) $(api unregister)"
 assert_eq "api: register" 0 "$(api register)"
 assert_eq "api: register twice -> EINVAL" -22 "$(api register)"
 assert_eq "api: registered, not enabled: original runs" 300 "$(target c)"

@@ -212,6 +212,8 @@ dmesg_mark
 check "callbacks demo with pre_patch_ret=-19 refused" eval '! klp_insmod livepatch-callbacks-demo pre_patch_ret=-19'
 assert_eq "only its pre_patch ran, /proc/cmdline unpatched" \
 	"pre_patch_callback: vmlinux|$cmdline" "$(demo)|$(cat /proc/cmdline)"
+check "its klp_enable_patch() (which registered it) left nothing registered" \
+	eval '[ ! -e $KLP_SYSFS/livepatch_callbacks_demo ] && ! dmesg_has "going away with its patch still registered"'
 dmesg_mark
 check "callbacks demo loads" klp_insmod livepatch-callbacks-demo
 assert_eq "pre_patch and post_patch ran, /proc/cmdline patched" \

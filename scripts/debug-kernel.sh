@@ -63,4 +63,7 @@ if [ ! -f "$dest/.done" ] || [ "$dest/.done" -ot "$obj/.config" ]; then
 	touch "$dest/.done"
 	log "built in $(( $(date +%s) - t0 )) s"
 fi
+# Its configuration where a distribution keeps it (18-ibt reads it there).
+cmp -s "$obj/.config" "$dest/root/boot/config-$rel" ||
+	cp "$obj/.config" "$dest/root/boot/config-$rel"
 echo "$rel"

@@ -106,12 +106,22 @@ assert_eq "vmlinux: old_addr is the second kallsyms address" \
 # The sample: khugepaged's full_scans_show is the second of two (ksm's first).
 KSM=/sys/kernel/mm/ksm/full_scans
 THP=/sys/kernel/mm/transparent_hugepage/khugepaged/full_scans
-ksm_before=$(cat $KSM)
-check "livepatch-sympos loads" klp_insmod livepatch-sympos
-assert_eq "khugepaged's full_scans is patched, ksm's is not" \
-	"this has been live patched (symbol position 2)|$ksm_before" "$(cat $THP)|$(cat $KSM)"
-check "its sysfs directory is full_scans_show,2" test -d "$KLP_SYSFS/livepatch_sympos/vmlinux/full_scans_show,2"
-check "sample disables" set_enabled livepatch_sympos 0
-assert_eq "khugepaged's full_scans is a number again" yes \
-	"$(grep -qx '[0-9]*' $THP && echo yes)"
+if [ -e $KSM ] && [ -e $THP ]; then
+	ksm_before=$(cat $KSM)
+	check "livepatch-sympos loads" klp_insmod livepatch-sympos
+	assert_eq "khugepaged's full_scans is patched, ksm's is not" \
+		"this has been live patched (symbol position 2)|$ksm_before" "$(cat $THP)|$(cat $KSM)"
+	check "its sysfs directory is full_scans_show,2" test -d "$KLP_SYSFS/livepatch_sympos/vmlinux/full_scans_show,2"
+	check "sample disables" set_enabled livepatch_sympos 0
+	assert_eq "khugepaged's full_scans is a number again" yes \
+		"$(grep -qx '[0-9]*' $THP && echo yes)"
+else
+	# Debian's kernels have both; a kernel without KSM or THP has at
+	# most one full_scans_show, which the sample cannot be about.
+	for c in "livepatch-sympos loads" "khugepaged's full_scans is patched, ksm's is not" \
+		"its sysfs directory is full_scans_show,2" "sample disables" \
+		"khugepaged's full_scans is a number again"; do
+		skip "$c" "no KSM or no THP in this kernel: no two full_scans_show"
+	done
+fi
 ktap_finish

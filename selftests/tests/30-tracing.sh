@@ -193,7 +193,7 @@ check "klp-trace -e with an unknown event: fails naming it" \
 	fails_with "no event klp:klp_nosuch" "$KT" -e klp_nosuch
 check "klp-trace -c 0: a usage error" fails_with "invalid count: 0" "$KT" -c 0
 quiet() { "$@" > /dev/null 2>&1; }
-check "klp-trace -t 1 ends by itself, status 0" quiet timeout 60 "$KT" -t 1 --json
+check "klp-trace -t 1 ends by itself, status 0" quiet timeout $((60 * ${KLP_TIMEOUT_SCALE:-1})) "$KT" -t 1 --json
 
 check "perf record is recording" ready perf-record perf $((nev * ncpu))
 check "bpftrace (transitions) is attached" ready bpftrace-transitions bpf 4

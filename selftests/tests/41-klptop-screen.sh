@@ -54,8 +54,21 @@ row() {
 }
 
 # order: the functions of the screen's rows, top down
+# order [FILE]: the FUNCTION column, top to bottom, of FILE or else of the
+# pane once it is drawn whole (rows and footer: a slow kernel can show the
+# pane between klptop's clearing and its drawing)
 order() {
-	screen | awk 'hdr && NF == 8 { printf "%s ", $2 } /^OBJECT / { hdr = 1 } hdr && NF == 0 { exit }'
+	local s
+	if [ -n "${1:-}" ]; then
+		s=$(cat "$1")
+	else
+		for _ in $(seq 100); do
+			s=$(screen)
+			grep -q '^OBJECT ' <<< "$s" && grep -qE '^[0-9:]{8} patch ' <<< "$s" && break
+			sleep 0.1
+		done
+	fi
+	awk 'hdr && NF == 8 { printf "%s ", $2 } /^OBJECT / { hdr = 1 } hdr && NF == 0 { exit }' <<< "$s"
 }
 
 HEADER='^[0-9]{2}:[0-9]{2}:[0-9]{2} patches: ([0-9]+)  enabled: ([0-9]+)  disabled: ([0-9]+)  functions: ([0-9]+)  hits/s: [0-9.]+  sort: ([a-z]+)'
@@ -98,7 +111,7 @@ assert_eq "row cmdline_proc_show: the sample patch, 3 more reads of /proc/cmdlin
 	"vmlinux cmdline_proc_show livepatch_sample 1 - $((reads + 3))" \
 	"$(row cmdline_proc_show | cut -d' ' -f1-5,8)"
 assert_eq "idle interval: rows sorted by total" \
-	"klp_target_b klp_target_a cmdline_proc_show " "$(order)"
+	"klp_target_b klp_target_a cmdline_proc_show " "$(order "$T/screen1")"
 check "footer: p2's enable on klp_target_a" \
 	grep -qE '^[0-9:]{8} patch klp_test_p2 enabling: klp_target_a now -> klp_test_p2 \(depth 2\)$' "$T/screen1"
 check "footer: p2's registration before it" \

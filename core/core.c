@@ -349,7 +349,6 @@ int klpcore_disable_patch(struct klp_patch *patch)
 }
 EXPORT_SYMBOL_GPL(klpcore_disable_patch);
 
-
 static int __init klp_init(void)
 {
 	int ret;

@@ -38,6 +38,7 @@ static __attribute__((__noipa__)) int klp_replace_##name(void)	\
 {								\
 	return KLP_TEST_REPLACE_BASE + (value);			\
 }
+
 KLP_REPLACE_NEW(a, 1)
 KLP_REPLACE_NEW(b, 2)
 KLP_REPLACE_NEW(c, 3)

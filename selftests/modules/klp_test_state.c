@@ -20,6 +20,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include "klp_test_module.h"
+#include "klp_test_target.h"
 
 #ifndef KLP_TEST_STATE_VERSION
 #define KLP_TEST_STATE_VERSION 1
@@ -27,8 +28,6 @@
 #endif
 #define KLP_TEST_LEVEL_STATE 1
 #define KLP_TEST_LEVEL 5
-
-extern u32 klp_target_level;
 
 static struct klp_patch patch;
 

@@ -31,6 +31,17 @@ static void klp_trace_callback(struct klp_object *obj,
 			   klp_obj_name(obj), which, cause, ret);
 }
 
+/* Run a void callback with its patch as klp_transition_patch, then trace it. */
+static void klp_run_callback(struct klp_object *obj,
+			     void (*fn)(struct klp_object *obj),
+			     enum klp_callback_kind which, enum klp_cause cause)
+{
+	klp_transition_patch = obj->patch;
+	fn(obj);
+	klp_transition_patch = NULL;
+	klp_trace_callback(obj, which, cause, 0);
+}
+
 /**
  * klp_pre_patch_callback() - run an object's pre_patch callback
  * @obj:	a loaded object about to be patched
@@ -69,12 +80,8 @@ void klp_post_patch_callback(struct klp_object *obj, enum klp_cause cause)
 {
 	lockdep_assert_held(&klp_mutex);
 
-	if (obj->callbacks.post_patch) {
-		klp_transition_patch = obj->patch;
-		obj->callbacks.post_patch(obj);
-		klp_transition_patch = NULL;
-		klp_trace_callback(obj, KLP_CB_POST_PATCH, cause, 0);
-	}
+	if (obj->callbacks.post_patch)
+		klp_run_callback(obj, obj->callbacks.post_patch, KLP_CB_POST_PATCH, cause);
 }
 
 /**
@@ -86,12 +93,8 @@ void klp_pre_unpatch_callback(struct klp_object *obj, enum klp_cause cause)
 {
 	lockdep_assert_held(&klp_mutex);
 
-	if (obj->callbacks.pre_unpatch) {
-		klp_transition_patch = obj->patch;
-		obj->callbacks.pre_unpatch(obj);
-		klp_transition_patch = NULL;
-		klp_trace_callback(obj, KLP_CB_PRE_UNPATCH, cause, 0);
-	}
+	if (obj->callbacks.pre_unpatch)
+		klp_run_callback(obj, obj->callbacks.pre_unpatch, KLP_CB_PRE_UNPATCH, cause);
 }
 
 /**
@@ -105,11 +108,8 @@ void klp_post_unpatch_callback(struct klp_object *obj, enum klp_cause cause)
 {
 	lockdep_assert_held(&klp_mutex);
 
-	if (obj->callbacks.post_unpatch_enabled && obj->callbacks.post_unpatch) {
-		klp_transition_patch = obj->patch;
-		obj->callbacks.post_unpatch(obj);
-		klp_transition_patch = NULL;
-		klp_trace_callback(obj, KLP_CB_POST_UNPATCH, cause, 0);
-	}
+	if (obj->callbacks.post_unpatch_enabled && obj->callbacks.post_unpatch)
+		klp_run_callback(obj, obj->callbacks.post_unpatch,
+				 KLP_CB_POST_UNPATCH, cause);
 	obj->callbacks.post_unpatch_enabled = false;
 }

@@ -174,6 +174,13 @@ patch_enabled() {
 	cat "$KLP_SYSFS/$1/enabled"
 }
 
+# write_err FILE VALUE: the error text a write gives ("ok" if none)
+write_err() {
+	local out
+	out=$( { echo "$2" > "$1"; } 2>&1 ) && { echo ok; return; }
+	echo "${out##*: }"
+}
+
 # set_enabled PATCH 0|1: write, and succeed only if the write did
 set_enabled() {
 	echo "$2" > "$KLP_SYSFS/$1/enabled" 2>/dev/null

@@ -52,12 +52,6 @@ logged() {
 	dmesg_since | sed -n 's/^\[[^]]*\] \(klp_test_cb2*: \(pre\|post\)_.*\)/\1/p'
 }
 
-# write_err FILE VALUE: the error a write gives ("ok" if none)
-write_err() {
-	local out
-	out=$( { echo "$2" > "$1"; } 2>&1 ) && { echo ok; return; }
-	echo "${out##*: }"
-}
 
 check "tracing the transition events" trace_on
 

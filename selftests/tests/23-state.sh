@@ -26,12 +26,6 @@ said() {
 }
 # enabled: the three patches' enabled files
 enabled() { echo "$(patch_enabled klp_test_state) $(patch_enabled klp_test_state2) $(patch_enabled klp_test_state3)"; }
-# write_err FILE VALUE: the error a write gives ("ok" if none)
-write_err() {
-	local out
-	out=$( { echo "$2" > "$1"; } 2>&1 ) && { echo ok; return; }
-	echo "${out##*: }"
-}
 assert_eq "the level starts at 1" 1 "$(level)"
 
 dmesg_mark

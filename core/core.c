@@ -77,29 +77,28 @@ void klp_trace_failure(struct klp_object *obj, struct klp_func *func,
  * A func whose ftrace handler cannot be unregistered stays enabled (and
  * so does the object); the others are popped all the same.
  *
- * Return: 0, or the first error
+ * Return: 0, or ftrace's error
  */
 int klp_disable_object(struct klp_object *obj, enum klp_cause cause)
 {
-	struct klp_func *func, *first = obj->funcs;
-	bool left = false;
-	int ret = 0, err;
-
 	lockdep_assert_held(&klp_mutex);
 
-	klp_for_each_func(obj, func)
-		;
-	while (func-- != first) {
-		if (func->state != KLP_ENABLED)
-			continue;
-		err = klp_unpatch_func(func, cause);
-		if (err) {
-			left = true;
-			ret = ret ?: err;
-		}
-	}
+	return klp_unpatch_objects(obj->patch, obj, cause);
+}
 
-	obj->state = left ? KLP_ENABLED : KLP_DISABLED;
+/*
+ * Push the funcs of one object (@only) or of every loaded object of a
+ * disabled patch (NULL): the functions patched for the first time are
+ * hooked in one ftrace update.
+ */
+static int klp_enable_objects(struct klp_patch *patch, struct klp_object *only,
+			      enum klp_cause cause)
+{
+	int ret;
+
+	ret = klp_patch_objects(patch, only, cause);
+	if (!ret)
+		klp_taint();
 	return ret;
 }
 
@@ -113,9 +112,6 @@ int klp_disable_object(struct klp_object *obj, enum klp_cause cause)
  */
 int klp_enable_object(struct klp_object *obj, enum klp_cause cause)
 {
-	struct klp_func *func;
-	int ret;
-
 	lockdep_assert_held(&klp_mutex);
 
 	if (WARN_ON(obj->state != KLP_DISABLED))
@@ -124,20 +120,7 @@ int klp_enable_object(struct klp_object *obj, enum klp_cause cause)
 	if (WARN_ON(!klp_is_object_loaded(obj) || !obj->resolved))
 		return -EINVAL;
 
-	klp_for_each_func(obj, func) {
-		ret = klp_fault("enable_func") ?: klp_patch_func(func, cause);
-		if (ret) {
-			pr_err("failed to patch function '%s' of object '%s' for patch '%s' (%d)\n",
-			       func->old_name, klp_obj_name(obj),
-			       klp_patch_name(obj->patch), ret);
-			klp_trace_failure(obj, func, ret);
-			klp_disable_object(obj, KLP_CAUSE_ROLLBACK);
-			return ret;
-		}
-		klp_taint();
-	}
-	obj->state = KLP_ENABLED;
-	return 0;
+	return klp_enable_objects(obj->patch, obj, cause);
 }
 
 /**
@@ -155,7 +138,7 @@ int klp_disable_patch_all(struct klp_patch *patch, enum klp_cause cause)
 {
 	struct klp_object *obj;
 	bool left = false;
-	int ret = 0, err;
+	int ret;
 
 	lockdep_assert_held(&klp_mutex);
 
@@ -166,19 +149,14 @@ int klp_disable_patch_all(struct klp_patch *patch, enum klp_cause cause)
 			if (obj->state == KLP_ENABLED)
 				klp_pre_unpatch_callback(obj, cause);
 
-	klp_for_each_object(patch, obj) {
-		if (obj->state != KLP_ENABLED)
-			continue;
-		err = klp_disable_object(obj, cause);
-		if (err) {
-			left = true;
-			ret = ret ?: err;
-		}
-	}
+	ret = klp_unpatch_objects(patch, NULL, cause);
 
-	klp_for_each_object(patch, obj)
-		if (obj->state != KLP_ENABLED && klp_is_object_loaded(obj))
+	klp_for_each_object(patch, obj) {
+		if (obj->state == KLP_ENABLED)
+			left = true;
+		else if (klp_is_object_loaded(obj))
 			klp_post_unpatch_callback(obj, cause);
+	}
 
 	patch->state = left ? KLP_ENABLED : KLP_DISABLED;
 	return ret;
@@ -220,11 +198,12 @@ static int __klp_enable_patch(struct klp_patch *patch)
 			klp_trace_failure(obj, NULL, ret);
 			goto rollback;
 		}
-
-		ret = klp_enable_object(obj, KLP_CAUSE_ENABLE);
-		if (ret)
-			goto rollback;
 	}
+
+	/* Every loaded object at once: one ftrace update. */
+	ret = klp_enable_objects(patch, NULL, KLP_CAUSE_ENABLE);
+	if (ret)
+		goto rollback;
 
 	if (patch->replace)
 		klp_replace_patches(patch);
@@ -382,6 +361,7 @@ static void __exit klp_exit(void)
 {
 	klp_debugfs_exit();
 	klp_shadow_exit();
+	klp_ftrace_exit();
 	klp_module_exit();
 	klp_sysfs_exit();
 	klp_symbols_exit();

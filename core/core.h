@@ -58,7 +58,7 @@ static inline bool klp_is_object_loaded(struct klp_object *obj)
  */
 enum klp_mem_kind {
 	KLP_MEM_ALIVE_MOD,	/* module.c: a module between COMING and GOING */
-	KLP_MEM_OPS,		/* patch.c: a function's ftrace_ops and func_stack */
+	KLP_MEM_STACK,		/* patch.c: a patched function's func_stack */
 	KLP_MEM_MODREF,		/* reloc.c: a reference on an exporting module */
 	KLP_MEM_OBJECT_KOBJ,	/* sysfs.c: an object's directory */
 	KLP_MEM_SHADOW,		/* shadow.c: a shadow variable */

@@ -106,7 +106,7 @@ static int klp_allocated_show(struct seq_file *m, void *v)
 {
 	static const char * const names[KLP_NR_MEM_KINDS] = {
 		[KLP_MEM_ALIVE_MOD] = "alive_modules",
-		[KLP_MEM_OPS] = "ops",
+		[KLP_MEM_STACK] = "func_stacks",
 		[KLP_MEM_MODREF] = "module_refs",
 		[KLP_MEM_OBJECT_KOBJ] = "object_kobjects",
 		[KLP_MEM_SHADOW] = "shadow_vars",

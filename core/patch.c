@@ -2,10 +2,13 @@
 /*
  * patch.c - func_stacks and the ftrace handler (the hot path)
  *
- * One klp_ops, holding one ftrace_ops with IPMODIFY, per patched function:
- * all enabled klp_funcs replacing that function sit on its func_stack and
- * the one on top wins.  Pushing or popping a func is a single RCU pointer
- * update, so a switch between winners never lets the original run.
+ * Every patched function has a func_stack: all enabled klp_funcs replacing
+ * that function, the one on top wins.  The handler of the one shared
+ * ftrace_ops (ftrace.c) finds the stack by ip in an RCU hash.  Pushing or
+ * popping a func on a stack that stays non-empty is a single RCU pointer
+ * update, so a switch between winners never lets the original run; a
+ * patch's first and last funcs on their functions go in and out of ftrace
+ * together, in one update.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -24,46 +27,61 @@
 #include "klp_trace.h"
 
 /**
- * struct klp_ops - the one ftrace_ops shared by all funcs patching a function
- * @node:	node in klp_ops_table, hashed by old_addr
+ * struct klp_func_stack - the enabled funcs replacing one function
+ * @ip_node:	node in klp_stacks.by_ip (RCU: the handler)
+ * @addr_node:	node in klp_stacks.by_addr (klp_mutex)
+ * @batch_node:	node in the list of a batch being switched (klp_mutex)
  * @old_addr:	the patched function
- * @depth:	number of funcs on func_stack
- * @func_stack:	the enabled klp_funcs for old_addr, the winner first
- * @fops:	the registered ftrace_ops
+ * @ip:		its ftrace location, what the handler is called with
+ * @depth:	number of funcs on @funcs
+ * @funcs:	the enabled klp_funcs for old_addr, the winner first
  */
-struct klp_ops {
-	struct hlist_node node;
+struct klp_func_stack {
+	struct hlist_node ip_node;
+	struct hlist_node addr_node;
+	struct list_head batch_node;
 	unsigned long old_addr;
+	unsigned long ip;
 	unsigned int depth;
-	struct list_head func_stack;
-	struct ftrace_ops fops;
+	struct list_head funcs;
 };
 
-/* Hashed so that enabling N functions costs O(N), not O(N^2) (klp_mutex). */
-static DEFINE_HASHTABLE(klp_ops_table, 10);
+#define KLP_STACK_HASH_BITS	12
 
-static struct klp_ops *klp_find_ops(unsigned long old_addr)
+/* Hashed so that switching N functions costs O(N), not O(N^2). */
+static struct klp_stacks {
+	DECLARE_HASHTABLE(by_ip, KLP_STACK_HASH_BITS);
+	DECLARE_HASHTABLE(by_addr, KLP_STACK_HASH_BITS);
+} klp_stacks;
+
+static struct klp_func_stack *klp_find_stack(unsigned long old_addr)
 {
-	struct klp_ops *ops;
+	struct klp_func_stack *stack;
 
-	hash_for_each_possible(klp_ops_table, ops, node, old_addr)
-		if (ops->old_addr == old_addr)
-			return ops;
-
+	hash_for_each_possible(klp_stacks.by_addr, stack, addr_node, old_addr)
+		if (stack->old_addr == old_addr)
+			return stack;
 	return NULL;
 }
 
-/*
- * Recursion guard, RCU read of the stack top, ip rewrite, one tracepoint:
- * nothing else belongs here.  ftrace_test_recursion_trylock() disables
- * preemption, which is the RCU read side the func_stack updates wait for.
+/**
+ * klp_ftrace_handler() - redirect a patched function to its winner
+ * @ip:		the function's ftrace location
+ * @parent_ip:	its caller
+ * @fops:	the shared ftrace_ops
+ * @fregs:	the registers, whose ip is set to the winner
+ *
+ * Recursion guard, RCU lookup of the stack by ip, ip rewrite, one
+ * tracepoint: nothing else belongs here.  ftrace_test_recursion_trylock()
+ * disables preemption, which is the RCU read side that the removal of a
+ * stack waits for.  A function found with no stack, or an empty one, is
+ * being unhooked: its original runs.
  */
-static void notrace klp_ftrace_handler(unsigned long ip,
-				       unsigned long parent_ip,
-				       struct ftrace_ops *fops,
-				       struct ftrace_regs *fregs)
+void notrace klp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
+				struct ftrace_ops *fops,
+				struct ftrace_regs *fregs)
 {
-	struct klp_ops *ops = container_of(fops, struct klp_ops, fops);
+	struct klp_func_stack *stack;
 	struct klp_func *func;
 	int bit;
 
@@ -71,32 +89,36 @@ static void notrace klp_ftrace_handler(unsigned long ip,
 	if (WARN_ON_ONCE(bit < 0))
 		return;
 
-	func = list_first_or_null_rcu(&ops->func_stack, struct klp_func,
-				      stack_node);
-	/* Never NULL: the last func leaves only after the ops is unregistered. */
-	if (WARN_ON_ONCE(!func))
-		goto unlock;
-
-	klp_set_ip(fregs, (unsigned long)func->new_func);
-	trace_klp_redirect(ops->old_addr, (unsigned long)func->new_func,
-			   func->id, klp_func_name(func),
-			   klp_patch_name(func->obj->patch));
-unlock:
+	hash_for_each_possible_rcu_notrace(klp_stacks.by_ip, stack, ip_node, ip) {
+		if (stack->ip != ip)
+			continue;
+		func = list_first_or_null_rcu(&stack->funcs, struct klp_func,
+					      stack_node);
+		if (!func)
+			break;
+		klp_set_ip(fregs, (unsigned long)func->new_func);
+		trace_klp_redirect(stack->old_addr,
+				   (unsigned long)func->new_func, func->id,
+				   klp_func_name(func),
+				   klp_patch_name(func->obj->patch));
+		break;
+	}
 	ftrace_test_recursion_unlock(bit);
 }
 
-static struct klp_func *klp_stack_top(struct klp_ops *ops)
+static struct klp_func *klp_stack_top(struct klp_func_stack *stack)
 {
-	return list_first_entry_or_null(&ops->func_stack, struct klp_func,
+	return list_first_entry_or_null(&stack->funcs, struct klp_func,
 					stack_node);
 }
 
-static void klp_trace_stack_change(struct klp_func *func, struct klp_ops *ops,
-				   bool push, enum klp_cause cause)
+static void klp_trace_stack_change(struct klp_func *func,
+				   struct klp_func_stack *stack, bool push,
+				   enum klp_cause cause)
 {
-	struct klp_func *top = ops ? klp_stack_top(ops) : NULL;
+	struct klp_func *top = stack ? klp_stack_top(stack) : NULL;
 	const char *winner = top ? klp_patch_name(top->obj->patch) : "";
-	unsigned int depth = ops ? ops->depth : 0;
+	unsigned int depth = stack ? stack->depth : 0;
 	unsigned int winner_id = top ? top->id : 0;
 	const char *obj = klp_obj_name(func->obj);
 	const char *patch = klp_patch_name(func->obj->patch);
@@ -111,64 +133,92 @@ static void klp_trace_stack_change(struct klp_func *func, struct klp_ops *ops,
 				   winner_id, cause);
 }
 
-/*
- * Emptying the filter still leaves its hash allocated on the ftrace_ops:
- * free it with the ops, or every load/unload cycle leaks it.
- */
-static void klp_free_ops(struct klp_ops *ops)
+/* Objects a batch switches: @only, or every one in the given state. */
+static bool klp_batch_has(struct klp_object *obj, struct klp_object *only,
+			  enum klp_enable_state state)
 {
-	ftrace_free_filter(&ops->fops);
-	kfree(ops);
-	klp_mem_free(KLP_MEM_OPS);
+	if (only)
+		return obj == only;
+	return obj->state == state && klp_is_object_loaded(obj);
 }
 
-/**
- * klp_unpatch_func() - pop a func off its function's func_stack
- * @func:	an enabled func
- * @cause:	why, for klp:klp_func_pop
- *
- * The func below takes over at once; with the last func gone the
- * ftrace_ops is unregistered (which waits until no CPU is in the handler)
- * and freed.  If ftrace refuses to unregister it, ftrace may still call
- * the handler: the ops, and func on its stack, are kept.
- *
- * Return: 0, or ftrace's error with func still enabled.
- */
-int klp_unpatch_func(struct klp_func *func, enum klp_cause cause)
+static void klp_free_stack(struct klp_func_stack *stack)
 {
-	struct klp_ops *ops;
-	int ret;
+	kfree(stack);
+	klp_mem_free(KLP_MEM_STACK);
+}
 
-	lockdep_assert_held(&klp_mutex);
+/* A func goes on top of a stack that stays non-empty: it wins at once. */
+static void klp_push(struct klp_func_stack *stack, struct klp_func *func,
+		     enum klp_cause cause)
+{
+	list_add_rcu(&func->stack_node, &stack->funcs);
+	stack->depth++;
+	func->state = KLP_ENABLED;
+	klp_trace_stack_change(func, stack, true, cause);
+}
 
-	if (WARN_ON(func->state != KLP_ENABLED))
-		return -EINVAL;
+/* The func below (never none) takes over at once. */
+static void klp_pop(struct klp_func_stack *stack, struct klp_func *func,
+		    enum klp_cause cause)
+{
+	list_del_rcu(&func->stack_node);
+	stack->depth--;
+	func->state = KLP_DISABLED;
+	klp_trace_stack_change(func, stack, false, cause);
+}
 
-	ops = klp_find_ops(func->old_addr);
-	if (WARN_ON(!ops))
-		return -EINVAL;
+/*
+ * A stack for the first func of a function, hashed but not yet hooked:
+ * the handler cannot be called for its ip before the batch's ftrace
+ * update.
+ */
+static struct klp_func_stack *klp_new_stack(struct klp_func *func)
+{
+	struct klp_func_stack *stack;
+	unsigned long ip;
 
-	if (list_is_singular(&ops->func_stack)) {
-		ret = klp_fault("unregister_ftrace_function") ?:
-		      unregister_ftrace_function(&ops->fops);
-		if (ret) {
-			pr_err("failed to unregister the ftrace handler of function '%s' (%d): it stays patched\n",
-			       func->old_name, ret);
-			return ret;
-		}
-		WARN_ON(ftrace_set_filter_ip(&ops->fops, func->old_addr, 1, 0));
-		list_del_rcu(&func->stack_node);
-		hash_del(&ops->node);
-		klp_free_ops(ops);
-		ops = NULL;
-	} else {
-		list_del_rcu(&func->stack_node);
-		ops->depth--;
+	ip = klp_ftrace_location(func->old_addr);
+	if (!ip) {
+		pr_err("function '%s' cannot be patched: it has no ftrace location (notrace or inlined?)\n",
+		       func->old_name);
+		return ERR_PTR(-EINVAL);
 	}
 
-	func->state = KLP_DISABLED;
-	klp_trace_stack_change(func, ops, false, cause);
-	return 0;
+	stack = klp_fault("alloc_ops") ? NULL : kzalloc(sizeof(*stack), GFP_KERNEL);
+	if (!stack)
+		return ERR_PTR(-ENOMEM);
+	klp_mem_alloc(KLP_MEM_STACK);
+
+	stack->old_addr = func->old_addr;
+	stack->ip = ip;
+	stack->depth = 1;
+	INIT_LIST_HEAD(&stack->funcs);
+	list_add(&func->stack_node, &stack->funcs);
+	hash_add(klp_stacks.by_addr, &stack->addr_node, stack->old_addr);
+	hash_add_rcu(klp_stacks.by_ip, &stack->ip_node, stack->ip);
+	return stack;
+}
+
+/*
+ * Unhash stacks taken out of ftrace (or never put in) and free them; if
+ * the handler may still be running for them (@hooked), after an RCU grace
+ * period.
+ */
+static void klp_drop_stacks(struct list_head *stacks, bool hooked)
+{
+	struct klp_func_stack *stack, *tmp;
+
+	list_for_each_entry(stack, stacks, batch_node) {
+		hash_del_rcu(&stack->ip_node);
+		hash_del(&stack->addr_node);
+	}
+	if (hooked)
+		synchronize_rcu();
+	list_for_each_entry_safe(stack, tmp, stacks, batch_node) {
+		list_del(&stack->batch_node);
+		klp_free_stack(stack);
+	}
 }
 
 /* ftrace lets one IPMODIFY user own a function: say who has it. */
@@ -184,107 +234,258 @@ static void klp_report_busy(struct klp_func *func)
 		       func->old_name);
 }
 
-/*
- * ftrace_set_filter_ip() finds the function's ftrace call site itself, and
- * says -EINVAL when it has none.
- */
-static int klp_register_ops(struct klp_ops *ops, struct klp_func *func)
+static unsigned long *klp_batch_ips(struct list_head *stacks, unsigned int n)
 {
-	int ret;
+	struct klp_func_stack *stack;
+	unsigned long *ips;
+	unsigned int i = 0;
 
-	ret = klp_fault("ftrace_set_filter_ip") ?:
-	      ftrace_set_filter_ip(&ops->fops, func->old_addr, 0, 0);
-	if (ret == -EINVAL) {
-		pr_err("function '%s' cannot be patched: it has no ftrace location (notrace or inlined?)\n",
-		       func->old_name);
-		return ret;
+	ips = klp_fault("alloc_ips") ? NULL :
+	      kvmalloc_array(n, sizeof(*ips), GFP_KERNEL);
+	if (ips)
+		list_for_each_entry(stack, stacks, batch_node)
+			ips[i++] = stack->ip;
+	return ips;
+}
+
+/*
+ * Hook the functions of the new stacks, in one ftrace update.  On failure
+ * *failed is the func to blame: the contested one for -EBUSY, else the
+ * first.
+ */
+static int klp_hook_stacks(struct list_head *fresh, unsigned int n,
+			   struct klp_func **failed)
+{
+	struct klp_func_stack *stack;
+	unsigned long *ips;
+	int ret, busy;
+
+	stack = list_first_entry(fresh, struct klp_func_stack, batch_node);
+	*failed = klp_stack_top(stack);
+
+	ips = klp_batch_ips(fresh, n);
+	if (!ips)
+		return -ENOMEM;
+
+	ret = klp_ftrace_add(ips, n);
+	if (ret == -EBUSY && !klp_ftrace_enabled()) {
+		/* The shared ops is PERMANENT: refused while the sysctl is 0. */
+		pr_err("function '%s' cannot be patched: ftrace is disabled (sysctl kernel.ftrace_enabled = 0)\n",
+		       (*failed)->old_name);
+	} else if (ret == -EBUSY) {
+		busy = klp_ftrace_contested(ips, n);
+		list_for_each_entry(stack, fresh, batch_node)
+			if (busy-- == 0)
+				*failed = klp_stack_top(stack);
+		klp_report_busy(*failed);
+	} else if (ret) {
+		pr_err("failed to set the ftrace filter for %u functions, '%s' first (%d)\n",
+		       n, (*failed)->old_name, ret);
+	}
+	kvfree(ips);
+	return ret;
+}
+
+/*
+ * The next enabled func of the batch's objects before @func, last first:
+ * start with NULL, stop at NULL.
+ */
+static struct klp_func *klp_batch_prev(struct klp_patch *patch,
+				       struct klp_object *only,
+				       enum klp_enable_state state,
+				       struct klp_func *func)
+{
+	struct klp_object *obj;
+
+	if (func) {
+		obj = func->obj;
+	} else {
+		klp_for_each_object(patch, obj)
+			;
+	}
+	for (;;) {
+		while (func && func-- != obj->funcs)
+			if (func->state == KLP_ENABLED)
+				return func;
+		/* the batch's object before obj, from its last func */
+		do {
+			if (obj == patch->objs)
+				return NULL;
+			obj--;
+		} while (!klp_batch_has(obj, only, state));
+		klp_for_each_func(obj, func)
+			;
+	}
+}
+
+/*
+ * Pop the enabled funcs of the batch's objects, in the reverse order of
+ * klp_patch_objects(): first the last funcs of their functions, unhooked
+ * together in one ftrace update (their stacks freed after an RCU grace
+ * period), then, last first, the funcs above others, each of which goes
+ * at once.  If ftrace refuses the update, the funcs it was to unhook stay
+ * enabled (ftrace may still call the handler for them) and so do their
+ * objects; the others are popped all the same.
+ */
+static int klp_unpatch_funcs(struct klp_patch *patch, struct klp_object *only,
+			     enum klp_enable_state state, enum klp_cause cause)
+{
+	struct klp_func_stack *stack;
+	struct klp_object *obj;
+	struct klp_func *func;
+	LIST_HEAD(last);
+	unsigned long *ips;
+	unsigned int n = 0;
+	int ret = 0;
+
+	for (func = NULL; (func = klp_batch_prev(patch, only, state, func));) {
+		stack = klp_find_stack(func->old_addr);
+		if (!WARN_ON(!stack) && stack->depth == 1) {
+			list_add_tail(&stack->batch_node, &last);
+			n++;
+		}
+	}
+
+	if (n) {
+		ips = klp_batch_ips(&last, n);
+		ret = ips ? klp_ftrace_remove(ips, n) : -ENOMEM;
+		kvfree(ips);
 	}
 	if (ret) {
-		pr_err("failed to set ftrace filter for function '%s' (%d)\n",
-		       func->old_name, ret);
-		return ret;
+		list_for_each_entry(stack, &last, batch_node)
+			pr_err("failed to unregister the ftrace handler of function '%s' (%d): it stays patched\n",
+			       klp_stack_top(stack)->old_name, ret);
+		INIT_LIST_HEAD(&last);
+	}
+	list_for_each_entry(stack, &last, batch_node) {
+		func = klp_stack_top(stack);
+		list_del_rcu(&func->stack_node);
+		func->state = KLP_DISABLED;
+		klp_trace_stack_change(func, NULL, false, cause);
+	}
+	/* Unregistering the ops (the last functions) waited for the handler. */
+	klp_drop_stacks(&last, klp_ftrace_hooked());
+
+	for (func = NULL; (func = klp_batch_prev(patch, only, state, func));) {
+		stack = klp_find_stack(func->old_addr);
+		if (!WARN_ON(!stack) && stack->depth > 1)
+			klp_pop(stack, func, cause);
 	}
 
-	ret = klp_fault("register_ftrace_function") ?:
-	      register_ftrace_function(&ops->fops);
-	if (ret) {
-		/* A permanent ops is refused while the sysctl is 0. */
-		if (ret == -EBUSY && !klp_ftrace_enabled())
-			pr_err("function '%s' cannot be patched: ftrace is disabled (sysctl kernel.ftrace_enabled = 0)\n",
-			       func->old_name);
-		else if (ret == -EBUSY)
-			klp_report_busy(func);
-		else
-			pr_err("failed to register ftrace handler for function '%s' (%d)\n",
-			       func->old_name, ret);
-		ftrace_set_filter_ip(&ops->fops, func->old_addr, 1, 0);
+	klp_for_each_object(patch, obj) {
+		if (!klp_batch_has(obj, only, state))
+			continue;
+		obj->state = KLP_DISABLED;
+		klp_for_each_func(obj, func)
+			if (func->state == KLP_ENABLED)
+				obj->state = KLP_ENABLED;
 	}
 	return ret;
 }
 
 /**
- * klp_patch_func() - push func on its function's func_stack
- * @func:	a disabled func whose old_addr is resolved
- * @cause:	why, for klp:klp_func_push
+ * klp_unpatch_objects() - pop the funcs of a patch's objects, one ftrace update
+ * @patch:	the patch
+ * @only:	the one object to unpatch, or NULL for every enabled object
+ *		of @patch
+ * @cause:	why, for the klp:klp_func_pop events
  *
- * func wins from now on.  The first func of a function registers the
- * function's ftrace_ops.
+ * Each function falls back to the func below or, with none left, to its
+ * original; those left with none are unhooked together in one ftrace
+ * update.  If ftrace refuses, they stay patched (and their objects
+ * enabled); the others are popped all the same.
  *
- * Return: 0 on success, otherwise error (func stays disabled)
+ * Return: 0, or ftrace's error
  */
-int klp_patch_func(struct klp_func *func, enum klp_cause cause)
+int klp_unpatch_objects(struct klp_patch *patch, struct klp_object *only,
+			enum klp_cause cause)
 {
-	struct klp_ops *ops;
-	int ret;
+	lockdep_assert_held(&klp_mutex);
+
+	return klp_unpatch_funcs(patch, only, KLP_ENABLED, cause);
+}
+
+/**
+ * klp_patch_objects() - push the funcs of a patch's objects, one ftrace update
+ * @patch:	the patch
+ * @only:	the one object to patch, or NULL for every loaded, disabled
+ *		object of @patch
+ * @cause:	why, for the klp:klp_func_push events
+ *
+ * Funcs on functions that are patched already go on top of their stacks
+ * at once (each wins from then on); the others get new stacks, hooked
+ * together in one ftrace update, after which they win.  On failure
+ * (logged and traced, klp:klp_enable_failed) every func pushed is popped
+ * again (cause rollback) and nothing is hooked.
+ *
+ * Return: 0, or error with every func of the objects disabled
+ */
+int klp_patch_objects(struct klp_patch *patch, struct klp_object *only,
+		      enum klp_cause cause)
+{
+	struct klp_func *failed = NULL;
+	struct klp_func_stack *stack, *tmp;
+	struct klp_object *obj;
+	struct klp_func *func;
+	LIST_HEAD(fresh);
+	unsigned int n = 0;
+	int ret = 0;
 
 	lockdep_assert_held(&klp_mutex);
 
-	if (WARN_ON(!func->old_addr))
-		return -EINVAL;
-
-	if (WARN_ON(func->state != KLP_DISABLED))
-		return -EINVAL;
-
-	ops = klp_find_ops(func->old_addr);
-	if (ops) {
-		list_add_rcu(&func->stack_node, &ops->func_stack);
-		ops->depth++;
-	} else {
-		ops = klp_fault("alloc_ops") ? NULL :
-		      kzalloc(sizeof(*ops), GFP_KERNEL);
-		if (!ops)
-			return -ENOMEM;
-		klp_mem_alloc(KLP_MEM_OPS);
-
-		ops->old_addr = func->old_addr;
-		ops->depth = 1;
-		ops->fops.func = klp_ftrace_handler;
-		/*
-		 * PERMANENT: kernel.ftrace_enabled cannot be set to 0 while
-		 * a patch is applied (it would silently turn every patch
-		 * off), and a patch cannot be applied while it is 0.
-		 */
-		ops->fops.flags = FTRACE_OPS_FL_DYNAMIC |
-				  FTRACE_OPS_FL_PERMANENT |
-#ifndef CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS
-				  FTRACE_OPS_FL_SAVE_REGS |
-#endif
-				  FTRACE_OPS_FL_IPMODIFY;
-		INIT_LIST_HEAD(&ops->func_stack);
-		list_add_rcu(&func->stack_node, &ops->func_stack);
-
-		ret = klp_register_ops(ops, func);
-		if (ret) {
-			list_del_rcu(&func->stack_node);
-			klp_free_ops(ops);
-			return ret;
+	klp_for_each_object(patch, obj) {
+		if (!klp_batch_has(obj, only, KLP_DISABLED))
+			continue;
+		klp_for_each_func(obj, func) {
+			if (WARN_ON(!func->old_addr || func->state != KLP_DISABLED))
+				ret = -EINVAL;
+			ret = ret ?: klp_fault("enable_func");
+			if (ret) {
+				failed = func;
+				goto rollback;
+			}
+			stack = klp_find_stack(func->old_addr);
+			if (stack) {
+				klp_push(stack, func, cause);
+				continue;
+			}
+			stack = klp_new_stack(func);
+			if (IS_ERR(stack)) {
+				ret = PTR_ERR(stack);
+				failed = func;
+				goto rollback;
+			}
+			list_add_tail(&stack->batch_node, &fresh);
+			n++;
 		}
-		hash_add(klp_ops_table, &ops->node, ops->old_addr);
 	}
 
-	func->state = KLP_ENABLED;
-	klp_trace_stack_change(func, ops, true, cause);
+	if (n) {
+		ret = klp_hook_stacks(&fresh, n, &failed);
+		if (ret)
+			goto rollback;
+	}
+
+	list_for_each_entry_safe(stack, tmp, &fresh, batch_node) {
+		list_del_init(&stack->batch_node);
+		func = klp_stack_top(stack);
+		func->state = KLP_ENABLED;
+		klp_trace_stack_change(func, stack, true, cause);
+	}
+	klp_for_each_object(patch, obj)
+		if (klp_batch_has(obj, only, KLP_DISABLED))
+			obj->state = KLP_ENABLED;
 	return 0;
+
+rollback:
+	pr_err("failed to patch function '%s' of object '%s' for patch '%s' (%d)\n",
+	       failed->old_name, klp_obj_name(failed->obj),
+	       klp_patch_name(patch), ret);
+	klp_trace_failure(failed->obj, failed, ret);
+	/* Only pushes on stacks that stay non-empty: no ftrace update. */
+	WARN_ON(klp_unpatch_funcs(patch, only, KLP_DISABLED, KLP_CAUSE_ROLLBACK));
+	klp_drop_stacks(&fresh, false);
+	return ret;
 }
 
 /**
@@ -297,7 +498,7 @@ int klp_patch_func(struct klp_func *func, enum klp_cause cause)
  */
 int klp_func_stack_pos(struct klp_func *func, unsigned int *depth)
 {
-	struct klp_ops *ops;
+	struct klp_func_stack *stack;
 	struct klp_func *f;
 	int pos = 0;
 
@@ -307,12 +508,12 @@ int klp_func_stack_pos(struct klp_func *func, unsigned int *depth)
 	if (func->state != KLP_ENABLED)
 		return 0;
 
-	ops = klp_find_ops(func->old_addr);
-	if (WARN_ON(!ops))
+	stack = klp_find_stack(func->old_addr);
+	if (WARN_ON(!stack))
 		return 0;
 
-	*depth = ops->depth;
-	list_for_each_entry(f, &ops->func_stack, stack_node) {
+	*depth = stack->depth;
+	list_for_each_entry(f, &stack->funcs, stack_node) {
 		pos++;
 		if (f == func)
 			return pos;
@@ -330,17 +531,17 @@ int klp_func_stack_pos(struct klp_func *func, unsigned int *depth)
  */
 void klp_show_stacks(struct seq_file *m, const char *prefix)
 {
-	struct klp_ops *ops;
+	struct klp_func_stack *stack;
 	struct klp_func *top, *f;
 	int bkt;
 
 	lockdep_assert_held(&klp_mutex);
 
-	hash_for_each(klp_ops_table, bkt, ops, node) {
-		top = klp_stack_top(ops);
+	hash_for_each(klp_stacks.by_addr, bkt, stack, addr_node) {
+		top = klp_stack_top(stack);
 		seq_printf(m, "%s%s %s %u", prefix, klp_obj_name(top->obj),
-			   klp_func_name(top), ops->depth);
-		list_for_each_entry(f, &ops->func_stack, stack_node)
+			   klp_func_name(top), stack->depth);
+		list_for_each_entry(f, &stack->funcs, stack_node)
 			seq_printf(m, " %s:%u", klp_patch_name(f->obj->patch),
 				   f->id);
 		seq_putc(m, '\n');

@@ -7,9 +7,24 @@
 
 struct seq_file;
 
-int klp_patch_func(struct klp_func *func, enum klp_cause cause);
-int klp_unpatch_func(struct klp_func *func, enum klp_cause cause);
+struct ftrace_ops;
+struct ftrace_regs;
+
+/* patch.c */
+void klp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
+			struct ftrace_ops *fops, struct ftrace_regs *fregs);
+int klp_patch_objects(struct klp_patch *patch, struct klp_object *only,
+		      enum klp_cause cause);
+int klp_unpatch_objects(struct klp_patch *patch, struct klp_object *only,
+			enum klp_cause cause);
 int klp_func_stack_pos(struct klp_func *func, unsigned int *depth);
 void klp_show_stacks(struct seq_file *m, const char *prefix);
+
+/* ftrace.c */
+int klp_ftrace_add(unsigned long *ips, unsigned int n);
+int klp_ftrace_remove(unsigned long *ips, unsigned int n);
+int klp_ftrace_contested(unsigned long *ips, unsigned int n);
+bool klp_ftrace_hooked(void);
+void klp_ftrace_exit(void);
 
 #endif /* _KLP_PATCH_H */

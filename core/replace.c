@@ -19,22 +19,20 @@
 
 #include <linux/string.h>
 #include "core.h"
+#include "patch.h"
 #include "klp_trace.h"
 
+/* One ftrace update for all of old's functions that go back to the original. */
 static int klp_replace_one(struct klp_patch *old)
 {
 	struct klp_object *obj;
-	int ret = 0, err;
+	int ret;
 
-	klp_for_each_object(old, obj) {
-		if (obj->state != KLP_ENABLED)
-			continue;
-		err = klp_disable_object(obj, KLP_CAUSE_REPLACE);
-		ret = ret ?: err;
-		/* Its callbacks are skipped for good, this one included. */
+	ret = klp_unpatch_objects(old, NULL, KLP_CAUSE_REPLACE);
+	/* Its callbacks are skipped for good. */
+	klp_for_each_object(old, obj)
 		if (obj->state != KLP_ENABLED)
 			obj->callbacks.post_unpatch_enabled = false;
-	}
 	return ret;
 }
 

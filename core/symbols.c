@@ -33,6 +33,7 @@ static int (*klp_kallsyms_on_each_match_symbol)(klp_match_fn_t fn,
 static void *klp_module_kallsyms_on_each_symbol;
 static struct module *(*klp_find_module_fn)(const char *name);
 static struct module *(*klp_module_address_fn)(unsigned long addr);
+static unsigned long (*klp_ftrace_location_fn)(unsigned long addr);
 static void *(*klp_text_poke)(void *addr, const void *opcode, size_t len);
 static struct mutex *klp_text_mutex;
 static int *klp_ftrace_enabled_p;
@@ -159,6 +160,8 @@ int klp_symbols_init(void)
 			       KLP_TRAMP_MODULE_ADDRESS) ?:
 	      klp_resolve_call("text_poke", &klp_text_poke,
 			       KLP_TRAMP_TEXT_POKE) ?:
+	      klp_resolve_call("ftrace_location", &klp_ftrace_location_fn,
+			       KLP_TRAMP_FTRACE_LOCATION) ?:
 	      (extra ? klp_resolve_call(extra, &unused, -1) : 0) ?:
 	      klp_resolve("text_mutex", &klp_text_mutex) ?:
 	      klp_resolve("ftrace_enabled", &klp_ftrace_enabled_p) ?:
@@ -186,6 +189,20 @@ void klp_symbols_exit(void)
 bool klp_ftrace_enabled(void)
 {
 	return READ_ONCE(*klp_ftrace_enabled_p);
+}
+
+/**
+ * klp_ftrace_location() - where ftrace hooks a function
+ * @addr:	the function's address
+ *
+ * The address ftrace passes its handlers as ip for this function (after
+ * an ENDBR64 on IBT kernels), as ftrace_set_filter_ip() resolves it.
+ *
+ * Return: that address, or 0 if the function has no ftrace call site
+ */
+unsigned long klp_ftrace_location(unsigned long addr)
+{
+	return klp_ftrace_location_fn(addr);
 }
 
 /**

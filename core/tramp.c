@@ -82,6 +82,13 @@ klp_tramp_text_poke(void *addr, const void *opcode, size_t len)
 	return NULL;
 }
 
+static noinline __noclone unsigned long
+klp_tramp_ftrace_location(unsigned long ip)
+{
+	klp_tramp_missed(__func__);
+	return 0;
+}
+
 /**
  * struct klp_tramp - a trampoline and the sealed function it enters
  * @tramp:	the trampoline
@@ -101,6 +108,7 @@ static struct klp_tramp klp_tramps[KLP_TRAMP_NR] = {
 	[KLP_TRAMP_FIND_MODULE] = { klp_tramp_find_module },
 	[KLP_TRAMP_MODULE_ADDRESS] = { klp_tramp_module_address },
 	[KLP_TRAMP_TEXT_POKE] = { klp_tramp_text_poke },
+	[KLP_TRAMP_FTRACE_LOCATION] = { klp_tramp_ftrace_location },
 };
 
 /* The fentry call of a function lies within its first 16 bytes. */

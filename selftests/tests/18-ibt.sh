@@ -72,7 +72,8 @@ dmesg_mark
 check "the core loads" klp_insmod klp
 # What the core calls through a pointer (core/symbols.c, klp_resolve_call()).
 for fn in kallsyms_lookup_name kallsyms_on_each_match_symbol \
-	  module_kallsyms_on_each_symbol find_module __module_address text_poke; do
+	  module_kallsyms_on_each_symbol find_module __module_address text_poke \
+	  ftrace_location; do
 	bytes=$(insn4 "$(ksym $fn)")
 	how=direct
 	dmesg_since | grep -qF "function '$fn' has a sealed ENDBR64 (IBT): called through an ftrace trampoline" &&

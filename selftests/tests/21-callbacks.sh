@@ -58,11 +58,11 @@ check "tracing the transition events" trace_on
 mark
 check "patch with callbacks loads and enables (klp_test_dup not loaded)" \
 	klp_insmod klp_test_cb
-assert_eq "enable: pre_patch per loaded object, pushes, deferred, post_patch once all are patched" \
+assert_eq "enable: pre_patch per loaded object, deferred, one switch, post_patch once all are patched" \
 "callback klp_test_cb vmlinux pre_patch enable ret=0
 callback klp_test_cb klp_test_target pre_patch enable ret=0
-func_push klp_test_target:klp_target_c klp_test_cb enable
 object klp_test_cb klp_test_dup deferred enable
+func_push klp_test_target:klp_target_c klp_test_cb enable
 callback klp_test_cb vmlinux post_patch enable ret=0
 callback klp_test_cb klp_test_target post_patch enable ret=0
 patch_enable klp_test_cb ret=0" "$(events)"
@@ -110,13 +110,11 @@ echo klp_test_dup > $PARAM
 mark
 assert_eq "enable with klp_test_dup's pre_patch failing: the error of the callback" \
 	"No such device" "$(write_err "$KLP_SYSFS/klp_test_cb/enabled" 1)"
-assert_eq "failed enable: objects before it unwound, post_unpatch where pre_patch ran, no pre_unpatch" \
+assert_eq "failed enable: nothing switched yet, post_unpatch where pre_patch ran, no pre_unpatch" \
 "callback klp_test_cb vmlinux pre_patch enable ret=0
 callback klp_test_cb klp_test_target pre_patch enable ret=0
-func_push klp_test_target:klp_target_c klp_test_cb enable
 callback klp_test_cb klp_test_dup pre_patch enable ret=-19
 enable_failed klp_test_cb klp_test_dup: err=-19
-func_pop klp_test_target:klp_target_c klp_test_cb rollback
 callback klp_test_cb vmlinux post_unpatch rollback ret=0
 callback klp_test_cb klp_test_target post_unpatch rollback ret=0
 patch_enable klp_test_cb ret=-19" "$(events)"

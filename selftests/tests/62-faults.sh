@@ -49,11 +49,11 @@ try_fault() {
 check "p1 registers (not enabled)" klp_insmod klp_test_p1 enable=0
 check "p2 registers (not enabled)" klp_insmod klp_test_p2 enable=0
 
-# p1 alone: both of its functions need a new ftrace_ops.
-for site in alloc_ops ftrace_set_filter_ip register_ftrace_function enable_func; do
-	for nth in 1 2; do
-		try_fault "enable p1 on empty stacks, $site #$nth" $site $nth set_enabled klp_test_p1 1
-	done
+# p1 alone: both of its functions need a new func_stack, and both are
+# hooked in one ftrace update that also registers the shared ftrace_ops.
+for fault in "alloc_ops 1" "alloc_ops 2" "enable_func 1" "enable_func 2" \
+	     "alloc_ips 1" "ftrace_set_filter_ips 1" "register_ftrace_function 1"; do
+	try_fault "enable p1 on empty stacks, ${fault/ / #}" $fault set_enabled klp_test_p1 1
 done
 check "p1 enables once no fault is armed" set_enabled klp_test_p1 1
 assert_eq "p1 wins" "1001 1002" "$(target a) $(target b)"
@@ -76,31 +76,50 @@ assert_eq "register works after the fault" 0 "$(api register)"
 # A coming module: applying p1 and p2 to it fails at each step; the module
 # load is refused and nothing is half-applied.
 check "target unloads (patches revert)" rmmod klp_test_target
-# p1's two functions get new ftrace_ops (passes 1, 2); p2's push on them.
-for fault in "alloc_ops 1" "alloc_ops 2" "register_ftrace_function 2" \
-	     "enable_func 1" "enable_func 3" "enable_func 4"; do
+# p1's two functions get new func_stacks (passes 1, 2), hooked in one
+# update; p2's push on them.
+for fault in "alloc_ops 1" "alloc_ops 2" "ftrace_set_filter_ips 1" \
+	     "register_ftrace_function 1" "enable_func 1" "enable_func 3" "enable_func 4"; do
 	try_fault "target load, ${fault/ / #}" $fault klp_insmod klp_test_target
 	check "target not loaded after the fault" eval '! grep -q "^klp_test_target " /proc/modules'
 done
 check "target loads once no fault is armed" klp_insmod klp_test_target
 assert_eq "p2 over p1 again" "2001 2002" "$(target a) $(target b)"
 
-# A disable whose ftrace unregister fails: ftrace may still call the
-# handler, so that func stays on its stack (and its ftrace_ops alive); the
-# other funcs go, the patch stays enabled, and a later disable finishes.
+# Functions added to the shared ftrace_ops while it is registered: p3
+# patches klp_target_c beside p1's a and b; its one ftrace update fails.
 check "p2 disabled: p1 alone on both stacks" set_enabled klp_test_p2 0
-l0=$(dmesg | wc -l)
-echo "unregister_ftrace_function 1" > $FAULT
-err=$({ echo 0 > "$KLP_SYSFS/klp_test_p1/enabled"; } 2>&1)
-check "disabling p1 fails with EIO" eval 'echo "$err" | grep -q "Input/output error"'
-assert_eq "fault fired" "- 0" "$(cat $FAULT)"
-check "the log says which function stays patched" eval \
-	"dmesg | tail -n +$((l0 + 1)) | grep -qF \"failed to unregister the ftrace handler of function 'klp_target_b' (-5): it stays patched\""
-assert_eq "p1 stays enabled: b still patched, a popped" "1 0 1" \
-	"$(patch_enabled klp_test_p1) $(func_attr klp_test_p1 klp_test_target klp_target_a patched) $(func_attr klp_test_p1 klp_test_target klp_target_b patched)"
-assert_eq "a runs the original, b still p1's" "100 1002" "$(target a) $(target b)"
-assert_eq "ftrace still has klp_target_b only" "klp_target_b" \
-	"$(grep -o '^klp_target_[ab]' $TRACEFS/enabled_functions | paste -sd' ')"
+check "p3 (klp_target_c) registers" \
+	klp_insmod klp_test_probe objname=klp_test_target funcs=klp_target_c enable=0
+try_fault "enable p3 beside p1, ftrace_set_filter_ips #1" ftrace_set_filter_ips 1 \
+	set_enabled klp_test_probe 1
+try_fault "enable p3 beside p1, alloc_ips #1" alloc_ips 1 set_enabled klp_test_probe 1
+
+# A disable whose ftrace update fails: ftrace may still call the handler,
+# so the funcs it was to unhook stay on their stacks, the patch stays
+# enabled, and a later disable finishes.  First a removal from the
+# registered ops (p3 stays), then the unregistration of the last ones.
+check "p3 enables once no fault is armed" set_enabled klp_test_probe 1
+disable_fails() {	# SITE: disabling p1 fails there; nothing changes
+	local before l0 err
+	before=$(state)
+	l0=$(dmesg | wc -l)
+	echo "$1 1" > $FAULT
+	err=$({ echo 0 > "$KLP_SYSFS/klp_test_p1/enabled"; } 2>&1)
+	check "$1 fails: disabling p1 fails with EIO" eval 'echo "$err" | grep -q "Input/output error"'
+	assert_eq "$1: fault fired" "- 0" "$(cat $FAULT)"
+	check "$1: the log says which functions stay patched" eval \
+		"dmesg | tail -n +$((l0 + 1)) | grep -F \"failed to unregister the ftrace handler of function 'klp_target_\" |
+			grep -c \"'klp_target_[ab]' (-5): it stays patched\" | grep -qx 2"
+	assert_eq "$1: p1 stays enabled, a and b patched" "1 1 1" \
+		"$(patch_enabled klp_test_p1) $(func_attr klp_test_p1 klp_test_target klp_target_a patched) $(func_attr klp_test_p1 klp_test_target klp_target_b patched)"
+	assert_eq "$1: the state is as before" "$before" "$(state)"
+}
+disable_fails ftrace_set_filter_ips
+assert_eq "a and b still p1's" "1001 1002" "$(target a) $(target b)"
+check "p3 disabled: p1's functions are the last ones hooked" set_enabled klp_test_probe 0
+disable_fails unregister_ftrace_function
+assert_eq "a and b still p1's" "1001 1002" "$(target a) $(target b)"
 check "a second disable of p1 succeeds" set_enabled klp_test_p1 0
 assert_eq "both originals, no ftrace entry left" "100 200 0" \
 	"$(target a) $(target b) $(grep -c '^klp_target_' $TRACEFS/enabled_functions)"

@@ -26,6 +26,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "klptop.h"
+#include "strbuf.h"
 
 /* Terminal keys: on only for a foreground process on a terminal. */
 struct kt_keys {
@@ -47,6 +48,7 @@ struct klptop {
 	unsigned long long last_tick_ns;
 	unsigned long long lost_events_seen;
 	struct kt_keys keys;
+	struct strbuf json_out;		/* --json: a line, reused */
 };
 
 /*
@@ -253,7 +255,7 @@ static int bpf_setup(struct klptop *k)
 static void print(struct klptop *k, const struct kt_totals *tot)
 {
 	if (k->json)
-		kt_print_json(&k->view, &k->model, &k->log, tot);
+		kt_print_json(&k->view, &k->model, &k->log, tot, &k->json_out);
 	else
 		kt_print_screen(&k->view, &k->model, &k->log, tot);
 }
@@ -437,6 +439,7 @@ int main(int argc, char **argv)
 	kt_bpf_detach(&k->bpf);
 	kt_counters_free(&k->counters);
 	kt_model_free(&k->model);
+	sb_free(&k->json_out);
 	free(k);
 	return err ? 1 : 0;
 }

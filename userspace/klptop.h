@@ -69,6 +69,7 @@ struct kt_func {
 	unsigned long long hits_total;
 	bool seen;
 	void *priv;		/* the tool's own (klp-exporter: its counter) */
+	char *json_head;	/* klptop --json: its unchanging start */
 };
 
 /* One patched function: its func_stack (winner first) and its counts. */
@@ -84,6 +85,7 @@ struct kt_fn {
 	unsigned long long hits_interval;
 	unsigned long long hits_total;
 	double rate;
+	char *json_head;	/* klptop --json: the row's unchanging start */
 };
 
 struct kt_model {
@@ -218,7 +220,9 @@ void kt_fmt_hms(const struct kt_view *v, unsigned long long mono_ns,
 		char *buf, size_t size);
 void kt_print_screen(const struct kt_view *v, const struct kt_model *m,
 		     struct kt_log *log, const struct kt_totals *tot);
+struct strbuf;
 void kt_print_json(const struct kt_view *v, const struct kt_model *m,
-		   struct kt_log *log, const struct kt_totals *tot);
+		   struct kt_log *log, const struct kt_totals *tot,
+		   struct strbuf *out);
 
 #endif /* _KLPTOP_H */

@@ -27,15 +27,43 @@ static void json_str(struct strbuf *b, const char *s)
 		sb_put_ull(b, v);	\
 	} while (0)
 
+/*
+ * A string built once, on first use, and copied from then on: what never
+ * changes for a row or a func (the names, the address).  1000 rows of
+ * names, escaped anew every second, were most of klptop --json's time.
+ */
+static void put_cached(struct strbuf *b, char **cache,
+		       void (*build)(struct strbuf *, const void *),
+		       const void *arg)
+{
+	struct strbuf c = {};
+
+	if (!*cache) {
+		build(&c, arg);
+		*cache = c.s ? c.s : strdup("");
+	}
+	if (*cache)
+		sb_puts(b, *cache);
+	else
+		build(b, arg);		/* strdup failed: uncached */
+}
+
+static void func_head(struct strbuf *b, const void *arg)
+{
+	const struct kt_func *f = arg;
+
+	sb_lit(b, "{\"patch\":");
+	json_str(b, f->patch->name);
+}
+
 static void json_func(struct strbuf *b, const struct kt_fn *fn,
-		      const struct kt_func *f, bool *first)
+		      struct kt_func *f, bool *first)
 {
 	int pos = kt_stack_index(fn, f);
 
 	if (!*first)
 		sb_lit(b, ",");
-	sb_lit(b, "{\"patch\":");
-	json_str(b, f->patch->name);
+	put_cached(b, &f->json_head, func_head, f);
 	json_ull(b, "id", f->id);
 	json_ull(b, "pos", pos + 1);	/* -1 off the stack: 0 */
 	json_ull(b, "hits_interval", f->hits_interval);
@@ -44,15 +72,22 @@ static void json_func(struct strbuf *b, const struct kt_fn *fn,
 	*first = false;
 }
 
-static void json_row(struct strbuf *b, const struct kt_fn *fn)
+static void row_head(struct strbuf *b, const void *arg)
 {
-	unsigned int i;
-	bool first;
+	const struct kt_fn *fn = arg;
 
 	sb_lit(b, "{\"object\":");
 	json_str(b, fn->object);
 	json_key(b, "function");
 	json_str(b, fn->name);
+}
+
+static void json_row(struct strbuf *b, struct kt_fn *fn)
+{
+	unsigned int i;
+	bool first;
+
+	put_cached(b, &fn->json_head, row_head, fn);
 	json_key(b, "old_addr");
 	sb_lit(b, "\"0x");
 	sb_put_hex(b, fn->old_addr);
@@ -126,21 +161,25 @@ static void json_transition(struct strbuf *b, const struct kt_view *v,
  * @m:   the model, counted for this interval
  * @log: the transitions; those not printed before are, and marked shown
  * @tot: the interval's totals
+ * @out: the buffer the line is built in, kept from line to line (its
+ *       room grows to the longest line once)
  */
 void kt_print_json(const struct kt_view *v, const struct kt_model *m,
-		   struct kt_log *log, const struct kt_totals *tot)
+		   struct kt_log *log, const struct kt_totals *tot,
+		   struct strbuf *out)
 {
 	unsigned int en, dis, fns;
 	unsigned long long t, from;
-	struct strbuf b = {};
+	struct strbuf *b = out;
 	struct kt_fn **rows;
 	bool first = true;
 	char ts[16];
 	size_t n, r;
 
+	b->len = 0;
 	kt_model_count(m, &en, &dis, &fns);
 	kt_fmt_hms(v, tot->tick_ns, ts, sizeof(ts));
-	sb_printf(&b, "{\"time\":\"%s\",\"timestamp\":%.6f,\"interval\":%.3f,"
+	sb_printf(b, "{\"time\":\"%s\",\"timestamp\":%.6f,\"interval\":%.3f,"
 		  "\"summary\":{\"patches\":%zu,\"enabled\":%u,\"disabled\":%u,"
 		  "\"replaced\":%u,\"functions\":%u,\"hits\":%llu,\"rate\":%.1f,"
 		  "\"lost_hits\":%llu,\"lost_events\":%llu},\"rows\":[",
@@ -151,12 +190,12 @@ void kt_print_json(const struct kt_view *v, const struct kt_model *m,
 	n = kt_select_rows(v, m, &rows);
 	for (r = 0; r < n; r++) {
 		if (r)
-			sb_put(&b, ",", 1);
-		json_row(&b, rows[r]);
+			sb_put(b, ",", 1);
+		json_row(b, rows[r]);
 	}
 	free(rows);
 
-	sb_puts(&b, "],\"transitions\":[");
+	sb_puts(b, "],\"transitions\":[");
 	from = log->shown;
 	if (log->n > KT_LOG_LEN && from < log->n - KT_LOG_LEN)
 		from = log->n - KT_LOG_LEN;
@@ -166,13 +205,12 @@ void kt_print_json(const struct kt_view *v, const struct kt_model *m,
 		if (!kt_transition_matches(v, tr))
 			continue;
 		if (!first)
-			sb_put(&b, ",", 1);
-		json_transition(&b, v, tr);
+			sb_put(b, ",", 1);
+		json_transition(b, v, tr);
 		first = false;
 	}
 	log->shown = log->n;
-	sb_put(&b, "]}\n", 3);
-	fwrite(b.s, 1, b.len, stdout);
+	sb_put(b, "]}\n", 3);
+	fwrite(b->s, 1, b->len, stdout);
 	fflush(stdout);
-	sb_free(&b);
 }

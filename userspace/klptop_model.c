@@ -134,6 +134,7 @@ static void free_fn(struct kt_model *m, struct kt_fn *fn)
 	}
 	free(fn->stack);
 	free(fn->funcs);
+	free(fn->json_head);
 	free(fn);
 }
 
@@ -154,6 +155,7 @@ static void free_func(struct kt_model *m, struct kt_func *f)
 	}
 	if (f->id < KLP_MAX_HIT_KEYS && m->by_id[f->id] == f)
 		m->by_id[f->id] = NULL;
+	free(f->json_head);
 	free(f);
 	if (!fn->nr_funcs)
 		free_fn(m, fn);

@@ -18,9 +18,11 @@ cat > "$tmp/t.c" <<'EOC'
 #include <stdlib.h>
 #include <string.h>
 #include "event_script.h"
+#include "strbuf.h"
 
 static struct kt_model m;
 static struct kt_log lg;
+static struct strbuf json_out;	/* reused from line to line, as klptop does */
 
 static void show(void)
 {
@@ -72,7 +74,7 @@ int main(void)
 			continue;
 		}
 		if (!strcmp(w[0], "json")) {
-			kt_print_json(&v, &m, &lg, &tot);
+			kt_print_json(&v, &m, &lg, &tot, &json_out);
 			continue;
 		}
 		if (script_event(w, n, &e))

@@ -24,6 +24,9 @@
 #             (perf stat -e 'klp:*' -a counting).  Measurements are single
 #             threaded on CPU 0, and a tracer is attached only while the
 #             patch stays put: attach, measure, detach, then switch.
+#             ours_klptop also gives its BPF program's own cost per run
+#             (bpf_ns_per_run, bpf_run_cnt), from the kernel's BPF stats in
+#             one more kernel loop after the timed ones.
 #   switch    one function: enable, stack a second patch on top, remove it,
 #             disable; until the write (or insmod) returns, until this task
 #             and a task spinning on CPU 1 see the new winner, and until the
@@ -32,7 +35,9 @@
 #             enable, disable, for both cores (builtin: until its transition
 #             is over); per-function intervals from kprobes on
 #             register_/unregister_ftrace_function and the time spent in
-#             synchronize_rcu_tasks*().
+#             synchronize_rcu_tasks*().  At the largest N, an unrelated
+#             insmod started 0.05 s into each disable, timed until it
+#             returns (insmod_wait_ms).
 #   klptop    klptop's own CPU time (schedstat, ns) per 1 s interval and memory
 #             with the 1000 functions patched, busy and idle.
 #   exporter  klp-exporter's CPU time per scrape and memory, the same way
@@ -52,6 +57,7 @@ CALLER=/sys/kernel/debug/klp_bench/a
 TR=/sys/kernel/tracing
 T=/tmp/klp-bench
 mkdir -p "$T"
+# shellcheck source=bench/guest-exporter.sh disable=SC1091
 . "$top/bench/guest-exporter.sh"
 
 out() {	# out SECTION METRIC CONFIG ROUND VALUE UNIT
@@ -153,6 +159,7 @@ measure() {
 	out redirect kernel_ns "$1" "$2" "$((best / NK)).$(printf %02d $((best * 100 / NK % 100)))" ns
 	best=
 	for ((i = 0; i < REPS; i++)); do
+		# shellcheck disable=SC2046	# callloop's fields, split on purpose
 		set -- "${@:1:3}" $("$BIN/callloop" "$CALLER" "$NU")
 		[ "${5:-}" = "$3" ] || err "$1 round $2: pread loop got ${5:-}, not $3"
 		ns=${4%.*}
@@ -204,15 +211,22 @@ info cpus "$(nproc --all)"	# the script itself runs pinned to CPU 0
 info mode "$mode"
 info perf "$(perf version 2>/dev/null | head -n 1)"
 
+# shellcheck disable=SC2015	# C runs if A or B fails, as meant
 insmod core/klp_events.ko && insmod core/klp.ko || { err "insmod klp_events.ko, klp.ko"; exit 1; }
 insmod selftests/modules/klp_test_target.ko || { err "insmod klp_test_target.ko"; exit 1; }
 addr=$(awk '$3 == "klp_target_a" && $4 == "[klp_test_target]" { print $1 }' /proc/kallsyms)
 insmod "$MOD/bench_caller.ko" fn=0x"$addr" || { err "insmod bench_caller.ko"; exit 1; }
+# shellcheck disable=SC2015
 insmod "$MOD/bench_ours1.ko" && insmod "$MOD/bench_ours2.ko" ||
 	{ err "insmod bench_ours"; exit 1; }
 
 scale_ns=$(for nr in $SCALE; do echo "${nr%%:*}"; done | sort -n | tr '\n' ' ')
 info scale_n "${scale_ns% }"
+# The largest N's disables also time an unrelated insmod alongside (not in
+# tools mode: no builtin there to set it against).
+INS_N=${scale_ns% }
+INS_N=${INS_N##* }
+[ "$mode" = tools ] && INS_N=
 info redirect_rounds "$RR"
 info switch_rounds "$RS"
 for n in $scale_ns; do
@@ -230,9 +244,11 @@ done
 echo "a 100000" > "$TGT/call"
 read -r _ ns < "$TGT/call"
 NK=$(awk -v ns="$ns" -v s="$KT_TARGET_S" 'BEGIN { n = int(s * 1e9 / (ns / 100000)); print (n < 10000 ? 10000 : n) }')
+# shellcheck disable=SC2046	# callloop's fields, split on purpose
 set -- $("$BIN/callloop" "$CALLER" 2000)
 [ "${3:-}" = pread ] || err "bench_caller's file is not pread()-able: $*"
 NU=$(awk -v ns="$1" -v s="$UT_TARGET_S" 'BEGIN { n = int(s * 1e9 / ns); print (n < 1000 ? 1000 : n) }')
+# shellcheck disable=SC2046
 set -- $("$BIN/callloop" "$TGT/a" 200)
 info klp_target_a_file "$3"
 info kernel_loop_calls "$NK"
@@ -254,6 +270,58 @@ wait_lines() {
 		sleep 0.1
 	done
 	return 1
+}
+
+# klptop's program on klp:klp_redirect (bpf/klptop.bpf.c, the
+# raw_tp/klp_redirect one); the kernel keeps 15 characters of a name
+KT_PROG=klptop_redirect
+KT_PROG=${KT_PROG:0:15}
+
+# bpf_stats PID: "run_cnt run_time_ns" of the KT_PROG program that klptop
+# PID holds (any of that name where bpftool cannot tell the holder); nothing
+# unless there is exactly one.  bpftool leaves both out while they are 0.
+bpf_stats() {
+	bpftool -j prog show 2>/dev/null |
+		jq -r --arg n "$KT_PROG" --argjson p "$1" '
+			[.[] | select(.name == $n and ((.pids // [{pid: $p}]) | any(.pid == $p)))]
+			| if length == 1 then "\(.[0].run_cnt // 0) \(.[0].run_time_ns // 0)" else empty end'
+}
+
+# bpf_pass ROUND PID: klptop's (PID) BPF program's own cost per run.  The
+# kernel only counts a program's runs and time while
+# kernel.bpf_stats_enabled is 1, and then reads the clock twice around
+# every run: so the stats are on only for this one extra kernel loop, after
+# the timed ones of ours_klptop (which ran with them off, as they do by
+# default), and off again before anything else is measured.
+bpf_pass() {
+	local r=$1 pid=$2 a b v ns c0 t0 c1 t1 cnt=-1 per=-1
+	if ! command -v bpftool > /dev/null || ! command -v jq > /dev/null; then
+		err "redirect ours_klptop round $r: no bpftool or jq: no BPF program cost"
+	elif ! sysctl -q -w kernel.bpf_stats_enabled=1; then
+		err "redirect ours_klptop round $r: cannot set kernel.bpf_stats_enabled=1"
+	else
+		a=$(bpf_stats "$pid")
+		echo "a $NK" > "$TGT/call"
+		read -r v ns < "$TGT/call"
+		b=$(bpf_stats "$pid")
+		sysctl -q -w kernel.bpf_stats_enabled=0 ||
+			err "cannot set kernel.bpf_stats_enabled back to 0"
+		[ "$v" = 4201 ] || err "ours_klptop round $r: BPF stats loop got $v, not 4201"
+		if [ -z "$a" ] || [ -z "$b" ]; then
+			err "redirect ours_klptop round $r: no single $KT_PROG program of klptop (pid $pid) in bpftool prog show"
+		else
+			read -r c0 t0 <<< "$a"
+			read -r c1 t1 <<< "$b"
+			cnt=$((c1 - c0))
+			if [ "$cnt" -lt "$NK" ]; then
+				err "redirect ours_klptop round $r: $KT_PROG ran $cnt times in a loop of $NK calls"
+			else
+				per=$(awk -v t=$((t1 - t0)) -v c="$cnt" 'BEGIN { printf "%.2f", t / c }')
+			fi
+		fi
+	fi
+	out redirect bpf_ns_per_run ours_klptop "$r" "$per" ns
+	out redirect bpf_run_cnt ours_klptop "$r" "$cnt" count
 }
 
 run_config() {	# run_config CONFIG ROUND
@@ -280,6 +348,7 @@ run_config() {	# run_config CONFIG ROUND
 		pid=$!
 		if wait_lines "$T/kt.json" 1 "$pid"; then
 			measure "$cfg" "$r" 4201
+			bpf_pass "$r" "$pid"
 			lines=$(kt_lines "$T/kt.json")
 			wait_lines "$T/kt.json" $((lines + 1)) "$pid"
 		else
@@ -308,6 +377,7 @@ run_config() {	# run_config CONFIG ROUND
 
 configs=(unpatched builtin ours ours_klptop ours_perf)
 [ -x "$KLPTOP" ] || err "build/bin/klptop missing: ours_klptop and the klptop section are skipped"
+# shellcheck disable=SC2015
 [ -x "$KLPTOP" ] && "$KLPTOP" -h > /dev/null 2>&1 ||
 	{ [ -x "$KLPTOP" ] && err "build/bin/klptop -h failed"; }
 
@@ -480,6 +550,39 @@ kp_off() {
 	}' $KP_INST/trace
 }
 
+# scale_disable CORE N ROUND ARGS...: the disable, `switchlat ARGS`, its
+# output in res (a failure is the caller's to report), its kprobe figures
+# as for any operation.  At N = INS_N the disable runs in the background
+# and, 0.05 s into it, an unrelated insmod (bench_null) is timed until it
+# returns: how long a module load waits behind a large disable.  The
+# kprobes see that insmod's module_alloc() too, not a disable's marks;
+# bench_null goes again once they are off.
+scale_disable() {
+	local core=$1 n=$2 r=$3 pid rc ins running
+	shift 3
+	kp_on
+	if [ "$n" != "$INS_N" ]; then
+		res=$("$BIN/switchlat" "$@")
+		rc=$?
+	else
+		"$BIN/switchlat" "$@" > "$T/disable.out" &
+		pid=$!
+		sleep 0.05
+		kill -0 "$pid" 2>/dev/null && running=yes || running=no
+		ins=$("$BIN/switchlat" insmod "$MOD/bench_null.ko") ||
+			err "scale $core $n disable: insmod bench_null alongside: $ins"
+		parse_sl "$ins"
+		out scale insmod_wait_ms "${core}_$n" "$r" "$(ns_to_ms "$sl_write")" ms
+		info "insmod_wait_${core}_${n}_r$r" "disable still running when the insmod started: $running"
+		wait "$pid"
+		rc=$?
+		res=$(cat "$T/disable.out")
+	fi
+	kp_off "$core" "$n" disable "$r"
+	[ "$n" != "$INS_N" ] || rmmod_retry bench_null
+	return $rc
+}
+
 scale_ours() {	# scale_ours N ROUND
 	local n=$1 r=$2 res
 	kp_on
@@ -492,10 +595,8 @@ scale_ours() {	# scale_ours N ROUND
 
 	[ "$n" = "$KT_N" ] && [ "$r" = 1 ] && klptop_section "$n"
 
-	kp_on
-	res=$("$BIN/switchlat" write "$KS/bench_s${n}_ours/enabled" 0) ||
+	scale_disable ours "$n" "$r" write "$KS/bench_s${n}_ours/enabled" 0 ||
 		err "scale ours $n disable: $res"
-	kp_off ours "$n" disable "$r"
 	parse_sl "$res"
 	out scale disable_ms "ours_$n" "$r" "$(ns_to_ms "$sl_write")" ms
 	check_value "$n" $((n - 1)) "ours disabled"
@@ -512,10 +613,8 @@ scale_builtin() {	# scale_builtin N ROUND
 	out scale enable_ms "builtin_$n" "$r" "$(ns_to_ms "$sl_trans")" ms
 	check_value "$n" $((1000000 + n - 1)) "builtin enabled"
 
-	kp_on
-	res=$("$BIN/switchlat" -T 900 -t "$KL/$p/transition" write "$KL/$p/enabled" 0) ||
+	scale_disable builtin "$n" "$r" -T 900 -t "$KL/$p/transition" write "$KL/$p/enabled" 0 ||
 		err "scale builtin $n disable: $res"
-	kp_off builtin "$n" disable "$r"
 	parse_sl "$res"
 	out scale disable_returned_ms "builtin_$n" "$r" "$(ns_to_ms "$sl_write")" ms
 	out scale disable_ms "builtin_$n" "$r" "$(ns_to_ms "$sl_trans")" ms

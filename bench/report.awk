@@ -97,13 +97,33 @@ function ratio(s, m, ca, cb, base,    ka, kb, kc, a, i, r, n, d) {
 	stats(a, n)
 }
 
+# per-round share a / (b - c) of figures ka of one metric and kb, kc of
+# another (a part of the difference between two configurations): sets S_*
+function dratio(ka, kb, kc,    a, i, r, n, d) {
+	n = 0
+	delete a
+	for (i = 1; i <= nsamp[ka]; i++) {
+		r = rounds[ka, i]
+		if (!((kb, r) in val) || !((kc, r) in val)) continue
+		d = val[kb, r] - val[kc, r]
+		if (d <= 0) continue
+		a[++n] = val[ka, r] / d
+	}
+	stats(a, n)
+}
+
+# "median (min-max)" of the ratio in S_*, "-" if there is none
+function scell() {
+	if (!S_n) return "-"
+	if (S_n == 1) return sprintf("%.2f", S_med)
+	return sprintf("%.2f (%.2f-%.2f)", S_med, S_min, S_max)
+}
+
 function rcell(s, m, ca, cb, base, label) {
 	ratio(s, m, ca, cb, base)
 	if (label != "")
 		add_ratio(s, m, label)
-	if (!S_n) return "-"
-	if (S_n == 1) return sprintf("%.2f", S_med)
-	return sprintf("%.2f (%.2f-%.2f)", S_med, S_min, S_max)
+	return scell()
 }
 
 function add_ratio(s, m, label) {
@@ -157,6 +177,21 @@ END {
 	printf "| (3-1)/(2-1) added cost, klp / builtin | %s | %s |\n", rcell("redirect", "kernel_ns", "ours", "builtin", "unpatched", "(3-1)/(2-1)"), rcell("redirect", "user_ns", "ours", "builtin", "unpatched", "(3-1)/(2-1)")
 	printf "| (4-1)/(3-1) added cost, klp+klptop / klp | %s | %s |\n", rcell("redirect", "kernel_ns", "ours_klptop", "ours", "unpatched", "(4-1)/(3-1)"), rcell("redirect", "user_ns", "ours_klptop", "ours", "unpatched", "(4-1)/(3-1)")
 	printf "| (5-1)/(3-1) added cost, klp+perf / klp | %s | %s |\n", rcell("redirect", "kernel_ns", "ours_perf", "ours", "unpatched", "(5-1)/(3-1)"), rcell("redirect", "user_ns", "ours_perf", "ours", "unpatched", "(5-1)/(3-1)")
+
+	if (has("redirect", "bpf_ns_per_run", "ours_klptop")) {
+		print ""
+		print "klptop's BPF program on klp:klp_redirect (`klptop_redirect`) by itself: run_time_ns / run_cnt from"
+		print "`bpftool prog show`, over one more kernel loop after the timed ones of (4) with"
+		print "kernel.bpf_stats_enabled=1 (on only for that loop: (4) above is timed without the stats), and its"
+		print "share of what klptop adds to a call in the kernel loop, (4-3), in the same round."
+		print ""
+		print "| klptop's BPF program | ns per run | runs in the loop | share of (4-3) |"
+		print "|---|---|---|---|"
+		dratio(key("redirect", "bpf_ns_per_run", "ours_klptop"), key("redirect", "kernel_ns", "ours_klptop"), key("redirect", "kernel_ns", "ours"))
+		add_ratio("redirect", "bpf_ns_per_run", "bpf/(4-3) kernel loop")
+		share = scell()
+		printf "| klptop_redirect | %s | %s | %s |\n", cell("redirect", "bpf_ns_per_run", "ours_klptop"), cell("redirect", "bpf_run_cnt", "ours_klptop"), share
+	}
 
 	print ""
 	print "### Winner switch latency, one function (ms)"
@@ -230,6 +265,25 @@ END {
 		}
 		print line " |"
 	}
+
+	for (i = 1; i <= nn; i++)
+		if (has("scale", "insmod_wait_ms", "ours_" ns[i]) || has("scale", "insmod_wait_ms", "builtin_" ns[i]))
+			iw[++niw] = ns[i]
+	if (niw) {
+		print ""
+		print "An unrelated insmod (an empty module) started 0.05 s into the disable of N functions, until it"
+		print "returned: how long a module load waits behind a large disable.  At this N the disable's"
+		print "figures above have it running alongside.  Alone, the same insmod takes the switch section's"
+		print "\"insmod of an empty module\" (last column)."
+		print ""
+		print "| N | klp | builtin | klp / builtin | insmod alone |"
+		print "|---|---|---|---|---|"
+		for (i = 1; i <= niw; i++) {
+			n = iw[i]
+			printf "| %s | %s | %s | %s | %s |\n", n, cell("scale", "insmod_wait_ms", "ours_" n), cell("scale", "insmod_wait_ms", "builtin_" n), rcell("scale", "insmod_wait_ms", "ours_" n, "builtin_" n, "", "ours/builtin N=" n), cell("switch", "insmod_returned_ms", "null")
+		}
+	}
+
 	if (has("scale", "enable_per_func_median_ms", "ours_" ns[nn]) || has("scale", "disable_per_func_median_ms", "ours_" ns[nn])) {
 		print ""
 		print "Inside one operation, from kprobe events (ftrace is notrace, so each function is marked by the"

@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # bench/run.sh - the klp benchmarks (make bench): build the bench modules
 # and tools, boot the guest once with bench/guest.sh, print the table and
-# write bench/results.json.  Expects `make all` to have run (make bench
-# does it first).
+# write bench/results.json, and draw it beside it (bench/plot.sh:
+# bench/scale.svg, bench/percall.svg).  Expects `make all` to have run
+# (make bench does it first).
 #
 # Usage: bench/run.sh [-q|-t] [-o JSON] [-r GUEST_OUTPUT]
+#        bench/run.sh -p [-o JSON]
 #   -q  quick smoke run (few rounds, N <= 100); writes build/bench/quick.json
 #       unless -o says otherwise
 #   -t  the tools only: klptop's and klp-exporter's own cost with the
@@ -13,6 +15,10 @@
 #       figures); writes build/bench/tools.json unless -o says otherwise
 #   -o  where to write the JSON (default bench/results.json)
 #   -r  do not boot: re-render the table and JSON from a saved guest output
+#   -p  do not boot, nor render: only redraw the pictures from the JSON
+#       (bench/results.json unless -o says otherwise), into its directory
+# A full run (neither -q nor -t) that succeeded also redraws the pictures
+# beside its JSON; a failed one leaves JSON and pictures as they were.
 # The guest's raw records are kept in build/bench/guest.out, the table in
 # build/bench/table.md.
 set -uo pipefail
@@ -22,16 +28,21 @@ cd "$top" || exit 1
 mode=full
 json=
 replay=
-while getopts "qto:r:" o; do
+plot_only=0
+while getopts "qto:r:p" o; do
 	case $o in
 	q) mode=quick ;;
 	t) mode=tools ;;
 	o) json=$OPTARG ;;
 	r) replay=$OPTARG ;;
-	*) echo "usage: $0 [-q|-t] [-o JSON] [-r GUEST_OUTPUT]" >&2; exit 2 ;;
+	p) plot_only=1 ;;
+	*) echo "usage: $0 [-q|-t] [-o JSON] [-r GUEST_OUTPUT] | -p [-o JSON]" >&2; exit 2 ;;
 	esac
 done
 [ -n "$json" ] || { [ $mode = full ] && json=bench/results.json || json=build/bench/$mode.json; }
+
+# -p: the pictures of the JSON there is, nothing else
+[ $plot_only = 1 ] && exec bench/plot.sh "$json"
 
 out=$top/build/bench
 mkdir -p "$out/bin"
@@ -100,3 +111,11 @@ grep -q '^I|done|' "$replay" || fail "the guest run did not finish"
 ! grep -q '^E|' "$replay" || fail "errors in the run (see the table)"
 mv -f "$new" "$json" || exit 1
 echo "bench: wrote $json and $out/table.md" >&2
+# The pictures of a full run only (a quick or tools run has not all the
+# figures), beside its JSON, and only now that the run succeeded.
+if [ $mode = full ]; then
+	bench/plot.sh "$json" || {
+		echo "bench: the pictures beside $json were not redrawn; bench/run.sh -p redraws them" >&2
+		exit 1
+	}
+fi

@@ -24,7 +24,7 @@ pkgs=(
 	clang llvm libbpf-dev bpftool
 	libtraceevent-dev libtracefs-dev libelf-dev zlib1g-dev pkg-config
 	bpftrace linux-perf tmux dwarves dkms groff-base man-db bsdextrautils
-	prometheus libmicrohttpd-dev curl jq iproute2 systemd
+	prometheus libmicrohttpd-dev curl jq gnuplot-nox iproute2 systemd
 	linux-source-6.1
 )
 [ $debug = 1 ] && pkgs+=(bc bison flex libssl-dev)

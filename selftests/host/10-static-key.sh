@@ -15,7 +15,7 @@
 #    only through that site's target: no fall-through, no other branch in;
 #  - the handler, and any local function it calls, calls no lock or
 #    allocation function, and has no __fentry__ call (it is notrace).
-# The same scan run on klp_patch_func, which allocates, must flag it, so the
+# The same scan run on klp_patch_objects, which allocates, must flag it, so the
 # pattern is known to catch what it looks for.
 set -uo pipefail
 
@@ -240,15 +240,15 @@ assert_eq "$fn calls no lock or allocation function" "" "$bad"
 fentry=$(printf '%s\n' "${hcalls[@]}" | grep -x '__fentry__')
 assert_eq "$fn has no __fentry__ call (notrace)" "" "$fentry"
 
-# The control: the same scan flags the allocation in klp_patch_func.
+# The control: the same scan flags the allocation in klp_patch_objects.
 unset seen
 declare -A seen
-ctrl=$(calls klp_patch_func | sort -u | grep -E "$bad_calls" | paste -sd' ' -)
-diag "klp_patch_func (control) calls: ${ctrl:-nothing matching}"
+ctrl=$(calls klp_patch_objects | sort -u | grep -E "$bad_calls" | paste -sd' ' -)
+diag "klp_patch_objects (control) calls: ${ctrl:-nothing matching}"
 if [ -n "$ctrl" ]; then
-	ok "the scan flags the allocation in klp_patch_func (control)"
+	ok "the scan flags the allocation in klp_patch_objects (control)"
 else
-	not_ok "the scan flags the allocation in klp_patch_func (control)"
+	not_ok "the scan flags the allocation in klp_patch_objects (control)"
 fi
 
 ktap_finish

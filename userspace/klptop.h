@@ -56,6 +56,7 @@ struct kt_patch {
 	char cve[KLP_CVE_MAX_LEN + 1];
 	unsigned long long enabled_ns;	/* CLOCK_REALTIME; 0 while disabled */
 	char replaced_by[KLP_NAME_LEN];	/* the replace patch that disabled it */
+	char *json_name;	/* klptop --json: the name as a JSON string */
 };
 
 struct kt_fn;

@@ -48,12 +48,23 @@ static void put_cached(struct strbuf *b, char **cache,
 		build(b, arg);		/* strdup failed: uncached */
 }
 
+static void patch_name(struct strbuf *b, const void *arg)
+{
+	json_str(b, ((const struct kt_patch *)arg)->name);
+}
+
+/* A patch's name as a JSON string: in every row's winner and stack. */
+static void json_patch(struct strbuf *b, struct kt_patch *p)
+{
+	put_cached(b, &p->json_name, patch_name, p);
+}
+
 static void func_head(struct strbuf *b, const void *arg)
 {
 	const struct kt_func *f = arg;
 
 	sb_lit(b, "{\"patch\":");
-	json_str(b, f->patch->name);
+	json_patch(b, f->patch);
 }
 
 static void json_func(struct strbuf *b, const struct kt_fn *fn,
@@ -94,7 +105,7 @@ static void json_row(struct strbuf *b, struct kt_fn *fn)
 	sb_lit(b, "\"");
 	json_key(b, "winner");
 	if (fn->depth)
-		json_str(b, fn->stack[0]->patch->name);
+		json_patch(b, fn->stack[0]->patch);
 	else
 		sb_puts(b, "null");
 	json_ull(b, "winner_id", fn->depth ? fn->stack[0]->id : 0);
@@ -104,7 +115,7 @@ static void json_row(struct strbuf *b, struct kt_fn *fn)
 	for (i = 0; i < fn->depth; i++) {
 		if (i)
 			sb_put(b, ",", 1);
-		json_str(b, fn->stack[i]->patch->name);
+		json_patch(b, fn->stack[i]->patch);
 	}
 	sb_put(b, "]", 1);
 	json_key(b, "ids");

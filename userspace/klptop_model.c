@@ -233,6 +233,7 @@ void kt_patch_free(struct kt_model *m, struct kt_patch *p)
 		m->nr_patches--;
 		break;
 	}
+	free(p->json_name);
 	free(p);
 }
 

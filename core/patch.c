@@ -29,21 +29,27 @@
 /**
  * struct klp_func_stack - the enabled funcs replacing one function
  * @ip_node:	node in klp_stacks.by_ip (RCU: the handler)
+ * @ip:		the function's ftrace location, what the handler is called
+ *		with
+ * @new_func:	the winner's new_func, NULL with none (the handler's, while
+ *		klp_redirect has no listener)
+ * @funcs:	the enabled klp_funcs for old_addr, the winner first
  * @addr_node:	node in klp_stacks.by_addr (klp_mutex)
  * @batch_node:	node in the list of a batch being switched (klp_mutex)
  * @old_addr:	the patched function
- * @ip:		its ftrace location, what the handler is called with
  * @depth:	number of funcs on @funcs
- * @funcs:	the enabled klp_funcs for old_addr, the winner first
+ *
+ * What the handler reads comes first.
  */
 struct klp_func_stack {
 	struct hlist_node ip_node;
+	unsigned long ip;
+	void *new_func;
+	struct list_head funcs;
 	struct hlist_node addr_node;
 	struct list_head batch_node;
 	unsigned long old_addr;
-	unsigned long ip;
 	unsigned int depth;
-	struct list_head funcs;
 };
 
 #define KLP_STACK_HASH_BITS	12
@@ -76,6 +82,11 @@ static struct klp_func_stack *klp_find_stack(unsigned long old_addr)
  * disables preemption, which is the RCU read side that the removal of a
  * stack waits for.  A function found with no stack, or an empty one, is
  * being unhooked: its original runs.
+ *
+ * With no listener on klp_redirect the winner's new_func is read from the
+ * stack itself: one load fewer than through the winner, which pays for
+ * the hash lookup.  With one, it is read from the winner the event names,
+ * so that each call is counted on the winner it reached.
  */
 void notrace klp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 				struct ftrace_ops *fops,
@@ -83,6 +94,7 @@ void notrace klp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 {
 	struct klp_func_stack *stack;
 	struct klp_func *func;
+	void *new_func;
 	int bit;
 
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
@@ -92,6 +104,12 @@ void notrace klp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	hash_for_each_possible_rcu_notrace(klp_stacks.by_ip, stack, ip_node, ip) {
 		if (stack->ip != ip)
 			continue;
+		if (!static_branch_unlikely(&klp_redirect_listened)) {
+			new_func = READ_ONCE(stack->new_func);
+			if (new_func)
+				klp_set_ip(fregs, (unsigned long)new_func);
+			break;
+		}
 		func = list_first_or_null_rcu(&stack->funcs, struct klp_func,
 					      stack_node);
 		if (!func)
@@ -110,6 +128,14 @@ static struct klp_func *klp_stack_top(struct klp_func_stack *stack)
 {
 	return list_first_entry_or_null(&stack->funcs, struct klp_func,
 					stack_node);
+}
+
+/* The handler's copy of the winner: after every change of the funcs. */
+static void klp_stack_publish(struct klp_func_stack *stack)
+{
+	struct klp_func *top = klp_stack_top(stack);
+
+	WRITE_ONCE(stack->new_func, top ? top->new_func : NULL);
 }
 
 static void klp_trace_stack_change(struct klp_func *func,
@@ -153,6 +179,7 @@ static void klp_push(struct klp_func_stack *stack, struct klp_func *func,
 		     enum klp_cause cause)
 {
 	list_add_rcu(&func->stack_node, &stack->funcs);
+	klp_stack_publish(stack);
 	stack->depth++;
 	func->state = KLP_ENABLED;
 	klp_trace_stack_change(func, stack, true, cause);
@@ -163,6 +190,7 @@ static void klp_pop(struct klp_func_stack *stack, struct klp_func *func,
 		    enum klp_cause cause)
 {
 	list_del_rcu(&func->stack_node);
+	klp_stack_publish(stack);
 	stack->depth--;
 	func->state = KLP_DISABLED;
 	klp_trace_stack_change(func, stack, false, cause);
@@ -195,6 +223,7 @@ static struct klp_func_stack *klp_new_stack(struct klp_func *func)
 	stack->depth = 1;
 	INIT_LIST_HEAD(&stack->funcs);
 	list_add(&func->stack_node, &stack->funcs);
+	klp_stack_publish(stack);
 	hash_add(klp_stacks.by_addr, &stack->addr_node, stack->old_addr);
 	hash_add_rcu(klp_stacks.by_ip, &stack->ip_node, stack->ip);
 	return stack;
@@ -360,6 +389,7 @@ static int klp_unpatch_funcs(struct klp_patch *patch, struct klp_object *only,
 	list_for_each_entry(stack, &last, batch_node) {
 		func = klp_stack_top(stack);
 		list_del_rcu(&func->stack_node);
+		klp_stack_publish(stack);
 		func->state = KLP_DISABLED;
 		klp_trace_stack_change(func, NULL, false, cause);
 	}

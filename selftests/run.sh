@@ -122,7 +122,7 @@ done
 
 # The second kernel: the named groups again, on the modules rebuilt for it.
 also=${KLP_ALSO_KVER:-}
-also_groups=${KLP_ALSO_GROUPS:-10-core 11-stack 12-deferred 13-symbols 14-builtin 15-reloc 17-hardening 18-ibt 19-shadow 20-sympos 21-callbacks 22-replace 23-state 30-tracing 40-klptop 42-exporter}
+also_groups=${KLP_ALSO_GROUPS:-10-core 11-stack 12-deferred 13-symbols 14-builtin 15-reloc 17-hardening 18-ibt 19-shadow 20-sympos 21-callbacks 22-replace 23-state 24-batch 30-tracing 40-klptop 42-exporter}
 if [ -n "$also" ] && [ "$also" != "${KVER:-}" ]; then
 	echo "# ==== the same groups on $also: $also_groups"
 	if make -s -C "$top" all KVER="$also" > "$log/build" 2>&1; then

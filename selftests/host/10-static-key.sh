@@ -130,6 +130,10 @@ for l in "${sites[@]}"; do
 	[ "$key" = "__tracepoint_$tp" ] && tp_sites+=("$l")
 done
 assert_eq "$fn has exactly one jump-label site keyed on __tracepoint_$tp" 1 "${#tp_sites[@]}"
+# The handler's own key, on while klp_redirect has a listener: the site
+# that picks the path through the winner the event names.
+listened=$(printf '%s\n' "${sites[@]}" | awk '$3 == "klp_redirect_listened" { n++; b = $4 % 2 } END { print n + 0, b + 0 }')
+assert_eq "$fn has one jump-label site keyed on klp_redirect_listened, off by default" "1 0" "$listened"
 read -r site target key kadd <<< "${tp_sites[0]:-0 0 - 0}"
 assert_eq "the site's branch is off by default (static_branch_unlikely)" 0 $((kadd & 1))
 

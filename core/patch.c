@@ -242,7 +242,7 @@ static void klp_drop_stacks(struct list_head *stacks, bool hooked)
 		hash_del_rcu(&stack->ip_node);
 		hash_del(&stack->addr_node);
 	}
-	if (hooked)
+	if (hooked && !list_empty(stacks))
 		synchronize_rcu();
 	list_for_each_entry_safe(stack, tmp, stacks, batch_node) {
 		list_del(&stack->batch_node);

@@ -84,7 +84,8 @@ for op in on off; do
 done
 
 # Added to and removed from a registered ftrace_ops (the 16-function patch
-# stays enabled): one filter update each way, no registration.
+# stays enabled): one filter update each way, no registration.  Stacking
+# and unstacking (16 over 256) touch neither ftrace nor a grace period.
 check "klp_test_many16 enabled again" set_enabled klp_test_many16 1
 c=$(counted klp_test_many256 1)
 diag "enable 256 beside 16: $c"
@@ -92,6 +93,13 @@ assert_eq "256 over 16: 240 new functions, 16 stacked: 256 replaced" \
 	$((32640 + 256000)) "$(cat $SUM)"
 assert_eq "enable beside a patch: one call into ftrace (its filter)" \
 	"1 1" "$(calls "$c") $(count_of "$c" ftrace_set_filter_ips)"
+c=$(counted klp_test_many16 0)
+diag "unstack 16 from 256: $c"
+c+=" $(counted klp_test_many16 1)"
+diag "stack 16 on 256 again: $c"
+assert_eq "unstack and stack 16 on 256: no call into ftrace, no grace period" "0 0" \
+	"$(calls "$c") $(for gp in $GPS; do count_of "$c" $gp; done | awk '{ s += $1 } END { print s + 0 }')"
+assert_eq "klp_test_many16 on top again" $((32640 + 256000)) "$(cat $SUM)"
 c=$(counted klp_test_many256 0)
 diag "disable 256 beside 16: $c"
 assert_eq "disable beside a patch: one call into ftrace, no grace period but RCU's" \

@@ -39,7 +39,7 @@
 #             insmod started 0.05 s into each disable, timed until it
 #             returns (insmod_wait_ms).
 #   klptop    klptop's own CPU time (schedstat, ns) per 1 s interval and memory
-#             with the 1000 functions patched, busy and idle.
+#             with the 1000 functions patched, busy and idle, screen and JSON.
 #   exporter  klp-exporter's CPU time per scrape and memory, the same way
 #             (bench/guest-exporter.sh).
 set -u
@@ -720,6 +720,7 @@ klptop_section() {
 	touch "$T/stop"
 	wait "$drv"
 	kt_run idle_screen -C 1
+	kt_run idle_json --json 1
 	[ -x "$EXPORTER" ] && ex_run idle "$n"
 }
 

@@ -353,11 +353,12 @@ END {
 		print ""
 		print "| klptop | CPU per interval | CPU overall | VmHWM kB | VmRSS kB | output B/s |"
 		print "|---|---|---|---|---|---|"
-		split("busy_screen busy_json idle_screen", km, " ")
+		nk = split("busy_screen busy_json idle_screen idle_json", km, " ")
 		kname["busy_screen"] = "`klptop -C 1`, calls running"
 		kname["busy_json"] = "`klptop --json 1`, calls running"
 		kname["idle_screen"] = "`klptop -C 1`, idle"
-		for (i = 1; i <= 3; i++)
+		kname["idle_json"] = "`klptop --json 1`, idle"
+		for (i = 1; i <= nk; i++)
 			if (has("klptop", "cpu_pct", km[i]))
 				printf "| %s | %s %% | %s %% | %s | %s | %s |\n", kname[km[i]], cell("klptop", "cpu_pct", km[i]), cell("klptop", "cpu_total_pct", km[i]), cell("klptop", "vm_hwm_kb", km[i]), cell("klptop", "vm_rss_kb", km[i]), cell("klptop", "output_bytes_per_s", km[i])
 	}

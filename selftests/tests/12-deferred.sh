@@ -1,5 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# klp-accel: tcg,thread=single
+# Single-threaded TCG: on 6.12 the builtin livepatch's transition rewrites
+# every cond_resched() call site (sched_dynamic_klp_enable()) while the
+# other CPUs run, which multi-threaded TCG mis-emulates (an "Oops: int3"
+# in rcu_gp_fqs_loop ended this group once; doc/testing.md).
 # Patches for a module that is not loaded yet (seed 006): applied when it
 # comes, in registration order, reverted when it goes; a module whose
 # patches cannot all be applied is refused with nothing half-applied.

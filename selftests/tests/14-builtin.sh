@@ -1,5 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# klp-accel: tcg,thread=single
+# Single-threaded TCG: on 6.12 the builtin livepatch's transition rewrites
+# every cond_resched() call site (sched_dynamic_klp_enable()) while the
+# other CPUs run, which multi-threaded TCG mis-emulates (an "Oops: int3"
+# in rcu_gp_fqs_loop ended this group once; doc/testing.md).
 # Living next to the kernel's builtin livepatch: both patch different
 # functions at once; on one function the second to come fails cleanly, the
 # error names the function, and a klp patch rolls back every function it

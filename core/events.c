@@ -50,34 +50,6 @@ u64 klp_last_seq(void)
 }
 EXPORT_SYMBOL_GPL(klp_last_seq);
 
-DEFINE_STATIC_KEY_FALSE(klp_redirect_listened);
-EXPORT_SYMBOL_GPL(klp_redirect_listened);
-
-/**
- * klp_redirect_reg() - klp_redirect gets its first listener
- *
- * Called before the tracepoint is switched on: from here on the handler
- * reads the winner through the func the event names.
- *
- * Return: 0
- */
-int klp_redirect_reg(void)
-{
-	static_branch_enable(&klp_redirect_listened);
-	return 0;
-}
-
-/**
- * klp_redirect_unreg() - klp_redirect loses its last listener
- *
- * Called before the tracepoint is switched off: calls in between are
- * redirected and not reported (the listener is going away).
- */
-void klp_redirect_unreg(void)
-{
-	static_branch_disable(&klp_redirect_listened);
-}
-
 EXPORT_TRACEPOINT_SYMBOL_GPL(klp_redirect);
 EXPORT_TRACEPOINT_SYMBOL_GPL(klp_patch_register);
 EXPORT_TRACEPOINT_SYMBOL_GPL(klp_patch_unregister);

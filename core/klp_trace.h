@@ -29,19 +29,10 @@
 #if !defined(_KLP_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
 #define _KLP_TRACE_H
 
-#include <linux/jump_label.h>
 #include <linux/tracepoint.h>
 #include <klp/uapi.h>
 #include "compat.h"
 
-/*
- * On from just before klp_redirect gets its first listener until just
- * before it loses its last (events.c): the handler reads the winner
- * through the func it then names only while someone may be listening.
- */
-DECLARE_STATIC_KEY_FALSE(klp_redirect_listened);
-int klp_redirect_reg(void);
-void klp_redirect_unreg(void);
 
 TRACE_DEFINE_ENUM(KLP_OBJ_DEFERRED);
 TRACE_DEFINE_ENUM(KLP_OBJ_APPLIED);
@@ -81,7 +72,7 @@ TRACE_DEFINE_ENUM(KLP_CB_POST_UNPATCH);
 			 { KLP_OBJ_APPLIED, "applied" },	\
 			 { KLP_OBJ_REVERTED, "reverted" })
 
-TRACE_EVENT_FN_COND(klp_redirect,
+TRACE_EVENT_CONDITION(klp_redirect,
 
 	TP_PROTO(KLP_TP_REDIRECT_PROTO),
 
@@ -106,9 +97,7 @@ TRACE_EVENT_FN_COND(klp_redirect,
 	),
 
 	TP_printk("%s -> %ps id=%u patch=%s", __get_str(func),
-		  (void *)__entry->new_func, __entry->id, __get_str(patch)),
-
-	klp_redirect_reg, klp_redirect_unreg
+		  (void *)__entry->new_func, __entry->id, __get_str(patch))
 );
 
 DECLARE_EVENT_CLASS(klp_patch_class,

@@ -104,7 +104,7 @@ void notrace klp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	hash_for_each_possible_rcu_notrace(klp_stacks.by_ip, stack, ip_node, ip) {
 		if (stack->ip != ip)
 			continue;
-		if (!static_branch_unlikely(&klp_redirect_listened)) {
+		if (!trace_klp_redirect_enabled()) {
 			new_func = READ_ONCE(stack->new_func);
 			if (new_func)
 				klp_set_ip(fregs, (unsigned long)new_func);
@@ -115,9 +115,10 @@ void notrace klp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 		if (!func)
 			break;
 		klp_set_ip(fregs, (unsigned long)func->new_func);
+		/* an enabled func is registered: its kobject is named */
 		trace_klp_redirect(stack->old_addr,
 				   (unsigned long)func->new_func, func->id,
-				   klp_func_name(func),
+				   kobject_name(&func->kobj),
 				   klp_patch_name(func->obj->patch));
 		break;
 	}

@@ -24,6 +24,10 @@ EVENTS="klp_callback klp_func_push klp_func_pop klp_object klp_enable_failed klp
 # trace_on: the transition events into a private instance, emptied
 trace_on() {
 	local e
+	# No comm recording: its start hooks the scheduler's tracepoints,
+	# rewriting jump labels in ttwu_do_activate() under running CPUs,
+	# which multi-threaded TCG mis-emulates (an Oops: int3 on 6.12).
+	echo 0 > "$TRACEFS/options/record-cmd"
 	mkdir -p "$INST" && echo 4096 > "$INST/buffer_size_kb" || return
 	for e in $EVENTS; do
 		echo 1 > "$INST/events/klp/$e/enable" || return

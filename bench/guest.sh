@@ -6,7 +6,9 @@
 # their order rotates from round to round, so that drift of the emulated
 # CPU hits all of them alike.
 #
-# Usage: bench/guest.sh [full|quick|tools]
+# Usage: bench/guest.sh [full|quick|tools] [notools]
+#   notools: leave out the klptop and exporter sections (bench/run.sh
+#   measures them in a boot of their own, tools mode, on multi-threaded TCG)
 #
 # Output, one record a line (bench/run.sh parses it; only stdout comes back
 # from the guest):
@@ -195,10 +197,11 @@ tools)			# only the tools' cost, on the 1000-function patch
 	REPS=1 KT_TARGET_S=0.02 UT_TARGET_S=0.02
 	;;
 *)
-	echo "usage: $0 [full|quick|tools]" >&2
+	echo "usage: $0 [full|quick|tools] [notools]" >&2
 	exit 2
 	;;
 esac
+[ "${2:-}" = notools ] && KT_N=
 
 # --- setup ------------------------------------------------------------------
 

@@ -57,6 +57,25 @@ function kstats(k,    a, i) {
 
 function key(s, m, c) { return s SUBSEP m SUBSEP c }
 
+# accel_name(ACCEL): how QEMU ran the guest, from the KLP_ACCEL it was given
+function accel_name(a) {
+	if (a == "")
+		return "TCG"
+	if (a ~ /^tcg/)
+		return a ~ /thread=single/ ? "TCG, single-threaded" : "TCG, multi-threaded"
+	return a
+}
+
+# The tools' own cost, from a boot of its own when a full run made one
+function print_tools_accel() {
+	if (!("tools_accel" in info))
+		return
+	printf "Measured in a boot of their own, on QEMU %s", accel_name(info["tools_accel"])
+	if (accel_name(info["tools_accel"]) ~ /multi-threaded/)
+		printf " (a vCPU per host thread: the other vCPU's slices do not count into a tool's time)"
+	print "."
+}
+
 function has(s, m, c) { return key(s, m, c) in nsamp }
 
 function num(v) {
@@ -350,6 +369,7 @@ END {
 		print "CPU time of the klptop process (all threads) from /proc/<pid>/task/*/schedstat, in ns, per 1 s"
 		print "interval (% of one CPU); busy:"
 		printf "every function called in a loop on the other CPU (%s calls/s); memory at the end.\n", info["klptop_busy_calls_per_s"]
+		print_tools_accel()
 		print ""
 		print "| klptop | CPU per interval | CPU overall | VmHWM kB | VmRSS kB | output B/s |"
 		print "|---|---|---|---|---|---|"
@@ -370,6 +390,7 @@ END {
 		print "CPU time of the klp-exporter process per OpenMetrics scrape of GET /metrics (schedstat"
 		print "over 30 scrapes one after the other, divided), the scrape's size, and its memory after"
 		print "them; targets: under 20 ms a scrape, under 10 MB resident."
+		print_tools_accel()
 		print ""
 		print "| klp-exporter | CPU per scrape | bytes per scrape | VmHWM kB | VmRSS kB |"
 		print "|---|---|---|---|---|"
@@ -382,7 +403,7 @@ END {
 	}
 
 	print ""
-	printf "Guest: %s, %s vCPUs (%s), kernel %s; %s rounds redirect, %s switch; loops of %s kernel calls and %s preads.\n", info["cpu"], info["cpus"], "QEMU TCG", info["kernel"], info["redirect_rounds"], info["switch_rounds"], info["kernel_loop_calls"], info["user_preads"]
+	printf "Guest: %s, %s vCPUs (QEMU %s), kernel %s; %s rounds redirect, %s switch; loops of %s kernel calls and %s preads.\n", info["cpu"], info["cpus"], accel_name(info["accel"]), info["kernel"], info["redirect_rounds"], info["switch_rounds"], info["kernel_loop_calls"], info["user_preads"]
 	if (nsentinel) {
 		print ""
 		printf "%d samples were not measured (sentinel -1) and are left out.\n", nsentinel

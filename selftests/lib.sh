@@ -10,6 +10,16 @@ KLP_MODS=$KLP_TOP/selftests/modules
 KLP_BIN=$KLP_TOP/build/bin
 TRACEFS=/sys/kernel/tracing
 
+# trace_no_comm: trace events without recording comms.  Enabling the
+# first event starts comm recording, which hooks the scheduler's
+# tracepoints: their jump labels in ttwu_do_activate() are rewritten while
+# the other CPUs run them, which multi-threaded TCG mis-emulates (an
+# "Oops: int3" on 6.12, doc/testing.md).  Every group that enables events
+# on multi-threaded TCG calls it first; no test reads a comm from a trace.
+trace_no_comm() {
+	echo 0 > "$TRACEFS/options/record-cmd"
+}
+
 _ktap_n=0
 _ktap_pass=0
 _ktap_fail=0

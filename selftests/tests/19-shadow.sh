@@ -34,7 +34,7 @@ live() {
 
 # trace_on: the two events into a private instance, emptied
 trace_on() {
-	mkdir -p "$INST" && echo 8192 > "$INST/buffer_size_kb" &&
+	trace_no_comm && mkdir -p "$INST" && echo 8192 > "$INST/buffer_size_kb" &&
 		echo > "$INST/trace" &&
 		echo 1 > "$INST/events/klp/klp_shadow_add/enable" &&
 		echo 1 > "$INST/events/klp/klp_shadow_del/enable"

@@ -66,6 +66,7 @@ refused "position 2 of a unique name" \
 	"symbol position 2 for symbol 'klp_dup_read' in object 'klp_test_dup' not found: it occurs 1 time" \
 	objname=klp_test_dup funcs=klp_dup_read sympos=2
 
+trace_no_comm
 echo 1 > "$TRACEFS/events/klp/klp_func_push/enable"
 echo > "$TRACEFS/trace"
 check "positions 2 and 1 in one patch load and enable" \

@@ -24,10 +24,7 @@ EVENTS="klp_callback klp_func_push klp_func_pop klp_object klp_enable_failed klp
 # trace_on: the transition events into a private instance, emptied
 trace_on() {
 	local e
-	# No comm recording: its start hooks the scheduler's tracepoints,
-	# rewriting jump labels in ttwu_do_activate() under running CPUs,
-	# which multi-threaded TCG mis-emulates (an Oops: int3 on 6.12).
-	echo 0 > "$TRACEFS/options/record-cmd"
+	trace_no_comm || return
 	mkdir -p "$INST" && echo 4096 > "$INST/buffer_size_kb" || return
 	for e in $EVENTS; do
 		echo 1 > "$INST/events/klp/$e/enable" || return
@@ -70,6 +67,8 @@ func_push klp_test_target:klp_target_c klp_test_cb enable
 callback klp_test_cb vmlinux post_patch enable ret=0
 callback klp_test_cb klp_test_target post_patch enable ret=0
 patch_enable klp_test_cb ret=0" "$(events)"
+assert_eq "events traced without recording a comm (no scheduler hook)" "" \
+	"$(cat "$TRACEFS/saved_cmdlines")"
 assert_eq "enable: the callbacks ran, the target module LIVE" \
 "klp_test_cb: pre_patch vmlinux
 klp_test_cb: pre_patch klp_test_target LIVE

@@ -33,10 +33,7 @@ assert_eq "three patches stacked on a and b, p3 wins" "3001 3002 300" "$(values)
 
 trace_on() {
 	local e
-	# No comm recording: its start hooks the scheduler's tracepoints,
-	# rewriting jump labels in ttwu_do_activate() under running CPUs,
-	# which multi-threaded TCG mis-emulates (an Oops: int3 on 6.12).
-	echo 0 > "$TRACEFS/options/record-cmd"
+	trace_no_comm || return
 	mkdir -p "$INST" && echo 4096 > "$INST/buffer_size_kb" || return
 	for e in $EVENTS; do
 		echo 1 > "$INST/events/klp/$e/enable" || return

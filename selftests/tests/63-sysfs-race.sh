@@ -20,6 +20,7 @@ klp_insmod klp || bail "core loads"
 klp_insmod klp_test_target || bail "target loads"
 for p in 1 2 3; do klp_insmod klp_test_p$p enable=0 || not_ok "p$p registers"; done
 
+trace_no_comm
 echo > $TRACEFS/trace
 echo 1 > $TRACEFS/events/klp/klp_patch_enable/enable
 echo 1 > $TRACEFS/events/klp/klp_patch_disable/enable

@@ -22,13 +22,16 @@
 #             klp_test_target ("a N" > call) and from userspace (pread()s
 #             of bench_caller's file, each one call), for: unpatched,
 #             builtin (the builtin livepatch), ours (klp, tracepoints off),
-#             ours_klptop (klptop's BPF counters attached), ours_perf
-#             (perf stat -e 'klp:*' -a counting).  Measurements are single
-#             threaded on CPU 0, and a tracer is attached only while the
-#             patch stays put: attach, measure, detach, then switch.
-#             ours_klptop also gives its BPF program's own cost per run
-#             (bpf_ns_per_run, bpf_run_cnt), from the kernel's BPF stats in
-#             one more kernel loop after the timed ones.
+#             ours_klptop (klptop's BPF counters attached), ours_bpf0 (a
+#             BPF program that does nothing, bench/src/emptyprog.bpf.c, on
+#             the same raw tracepoint: what any program pays before its
+#             first instruction), ours_perf (perf stat -e 'klp:*' -a
+#             counting).  Measurements are single threaded on CPU 0, and a
+#             tracer is attached only while the patch stays put: attach,
+#             measure, detach, then switch.  ours_klptop and ours_bpf0
+#             also give their program's own cost per run (bpf_ns_per_run,
+#             bpf_run_cnt), from the kernel's BPF stats in one more kernel
+#             loop after the timed ones.
 #   switch    one function: enable, stack a second patch on top, remove it,
 #             disable; until the write (or insmod) returns, until this task
 #             and a task spinning on CPU 1 see the new winner, and until the
@@ -283,48 +286,49 @@ KT_PROG=${KT_PROG:0:15}
 # bpf_stats PID: "run_cnt run_time_ns" of the KT_PROG program that klptop
 # PID holds (any of that name where bpftool cannot tell the holder); nothing
 # unless there is exactly one.  bpftool leaves both out while they are 0.
-bpf_stats() {
+bpf_stats() {	# bpf_stats PROG PID
 	bpftool -j prog show 2>/dev/null |
-		jq -r --arg n "$KT_PROG" --argjson p "$1" '
+		jq -r --arg n "$1" --argjson p "$2" '
 			[.[] | select(.name == $n and ((.pids // [{pid: $p}]) | any(.pid == $p)))]
 			| if length == 1 then "\(.[0].run_cnt // 0) \(.[0].run_time_ns // 0)" else empty end'
 }
 
-# bpf_pass ROUND PID: klptop's (PID) BPF program's own cost per run.  The
-# kernel only counts a program's runs and time while
-# kernel.bpf_stats_enabled is 1, and then reads the clock twice around
-# every run: so the stats are on only for this one extra kernel loop, after
-# the timed ones of ours_klptop (which ran with them off, as they do by
-# default), and off again before anything else is measured.
+# bpf_pass CONFIG PROG ROUND PID: the own cost per run of the BPF program
+# PROG that process PID attached for CONFIG.  The kernel only counts a
+# program's runs and time while kernel.bpf_stats_enabled is 1, and then
+# reads the clock twice around every run: so the stats are on only for
+# this one extra kernel loop, after CONFIG's timed ones (which ran with
+# them off, as they do by default), and off again before anything else is
+# measured.
 bpf_pass() {
-	local r=$1 pid=$2 a b v ns c0 t0 c1 t1 cnt=-1 per=-1
+	local cfg=$1 prog=$2 r=$3 pid=$4 a b v ns c0 t0 c1 t1 cnt=-1 per=-1
 	if ! command -v bpftool > /dev/null || ! command -v jq > /dev/null; then
-		err "redirect ours_klptop round $r: no bpftool or jq: no BPF program cost"
+		err "redirect $cfg round $r: no bpftool or jq: no BPF program cost"
 	elif ! sysctl -q -w kernel.bpf_stats_enabled=1; then
-		err "redirect ours_klptop round $r: cannot set kernel.bpf_stats_enabled=1"
+		err "redirect $cfg round $r: cannot set kernel.bpf_stats_enabled=1"
 	else
-		a=$(bpf_stats "$pid")
+		a=$(bpf_stats "$prog" "$pid")
 		echo "a $NK" > "$TGT/call"
 		read -r v ns < "$TGT/call"
-		b=$(bpf_stats "$pid")
+		b=$(bpf_stats "$prog" "$pid")
 		sysctl -q -w kernel.bpf_stats_enabled=0 ||
 			err "cannot set kernel.bpf_stats_enabled back to 0"
-		[ "$v" = 4201 ] || err "ours_klptop round $r: BPF stats loop got $v, not 4201"
+		[ "$v" = 4201 ] || err "$cfg round $r: BPF stats loop got $v, not 4201"
 		if [ -z "$a" ] || [ -z "$b" ]; then
-			err "redirect ours_klptop round $r: no single $KT_PROG program of klptop (pid $pid) in bpftool prog show"
+			err "redirect $cfg round $r: no single $prog program of pid $pid in bpftool prog show"
 		else
 			read -r c0 t0 <<< "$a"
 			read -r c1 t1 <<< "$b"
 			cnt=$((c1 - c0))
 			if [ "$cnt" -lt "$NK" ]; then
-				err "redirect ours_klptop round $r: $KT_PROG ran $cnt times in a loop of $NK calls"
+				err "redirect $cfg round $r: $prog ran $cnt times in a loop of $NK calls"
 			else
 				per=$(awk -v t=$((t1 - t0)) -v c="$cnt" 'BEGIN { printf "%.2f", t / c }')
 			fi
 		fi
 	fi
-	out redirect bpf_ns_per_run ours_klptop "$r" "$per" ns
-	out redirect bpf_run_cnt ours_klptop "$r" "$cnt" count
+	out redirect bpf_ns_per_run "$cfg" "$r" "$per" ns
+	out redirect bpf_run_cnt "$cfg" "$r" "$cnt" count
 }
 
 run_config() {	# run_config CONFIG ROUND
@@ -351,7 +355,7 @@ run_config() {	# run_config CONFIG ROUND
 		pid=$!
 		if wait_lines "$T/kt.json" 1 "$pid"; then
 			measure "$cfg" "$r" 4201
-			bpf_pass "$r" "$pid"
+			bpf_pass "$cfg" "$KT_PROG" "$r" "$pid"
 			lines=$(kt_lines "$T/kt.json")
 			wait_lines "$T/kt.json" $((lines + 1)) "$pid"
 		else
@@ -363,6 +367,21 @@ run_config() {	# run_config CONFIG ROUND
 			grep -o '"hits":[0-9]*' | awk -F: '{ s += $2 } END { print s + 0 }')
 		info "klptop_hits_r$r" "$hits (expected >= $((NK + NU)))"
 		[ "$hits" -ge $((NK + NU)) ] || err "klptop counted $hits calls, fewer than $((NK + NU))"
+		ours_set bench_ours1 0
+		;;
+	ours_bpf0)
+		ours_set bench_ours1 1
+		rm -f "$T/ep.out"
+		taskset -c 1 "$BIN/emptyprog" "$BIN/emptyprog.bpf.o" > "$T/ep.out" 2> "$T/ep.err" &
+		pid=$!
+		if wait_lines "$T/ep.out" 1 "$pid"; then
+			measure "$cfg" "$r" 4201
+			bpf_pass "$cfg" emptyprog "$r" "$pid"
+		else
+			err "emptyprog did not attach: $(head -c 300 "$T/ep.err")"
+		fi
+		kill -INT "$pid" 2>/dev/null
+		wait "$pid"
 		ours_set bench_ours1 0
 		;;
 	ours_perf)
@@ -378,7 +397,7 @@ run_config() {	# run_config CONFIG ROUND
 	esac
 }
 
-configs=(unpatched builtin ours ours_klptop ours_perf)
+configs=(unpatched builtin ours ours_bpf0 ours_klptop ours_perf)
 [ -x "$KLPTOP" ] || err "build/bin/klptop missing: ours_klptop and the klptop section are skipped"
 # shellcheck disable=SC2015
 [ -x "$KLPTOP" ] && "$KLPTOP" -h > /dev/null 2>&1 ||

@@ -3,7 +3,7 @@
 # bench/plot.sh takes out of its results.json:
 #   scale.svg    one patch of N functions: enable and disable until
 #                complete, klp and builtin, against N (log-log)
-#   percall.svg  the per-call cost of klp_target_a in the five redirect
+#   percall.svg  the per-call cost of klp_target_a in the redirect
 #                configurations: the kernel loop, and the userspace
 #                pread()s beside it when the run has them
 # Every point and bar is the median over the rounds, its error bar the
@@ -11,7 +11,8 @@
 #
 # Variables (gnuplot -e): scale_dat, percall_dat (the data), scale_svg,
 # percall_svg (the pictures), run (the kernel and the day, under the
-# titles), user (1: percall_dat has the userspace figures).
+# titles), user (1: percall_dat has the userspace figures), nconf (its
+# lines).
 #   scale_dat    N, then median min max (ms) of: klp enable, builtin
 #                enable, klp disable, builtin disable
 #   percall_dat  configuration, then median min max (ns per call) of the
@@ -48,13 +49,15 @@ unset output
 name(s) = s eq "unpatched" ? "unpatched" : \
 	s eq "builtin" ? "builtin\nlivepatch" : \
 	s eq "ours" ? "klp" : \
-	s eq "ours_klptop" ? "klp +\nklptop (BPF)" : \
+	s eq "ours_bpf0" ? "klp +\nno-op BPF" : \
+	s eq "ours_klptop" ? "klp +\nklptop" : \
 	s eq "ours_perf" ? "klp +\nperf stat" : s
 set linetype 1 lc rgb "#8c8c8c"
 set linetype 2 lc rgb "#d62728"
 set linetype 3 lc rgb "#1f77b4"
-set linetype 4 lc rgb "#6baed6"
-set linetype 5 lc rgb "#2ca02c"
+set linetype 4 lc rgb (nconf > 5 ? "#c6dbef" : "#6baed6")
+set linetype 5 lc rgb (nconf > 5 ? "#6baed6" : "#2ca02c")
+set linetype 6 lc rgb "#2ca02c"
 fmt(v) = v >= 100 ? sprintf("%.0f", v) : sprintf("%.1f", v)
 
 unset logscale
@@ -63,7 +66,7 @@ unset mytics
 set ytics auto
 unset key
 set xlabel ""
-set xrange [-0.6:4.6]
+set xrange [-0.6:nconf - 0.4]
 set yrange [0:*]
 set offsets 0, 0, graph 0.08, 0
 set xtics scale 0

@@ -46,11 +46,14 @@ jq -r "$jqdefs"'
 	' "$json" > "$tmp/scale.dat" || { echo "plot: cannot read $json" >&2; exit 1; }
 
 # percall.dat: a line per redirect configuration: its name, then median min
-# max (ns per call) of the kernel loop and of the userspace pread()s.
+# max (ns per call) of the kernel loop and of the userspace pread()s.  The
+# empty BPF program's bar only where the run measured it (not before it
+# was in the bench).
 jq -r "$jqdefs"'
-	("unpatched", "builtin", "ours", "ours_klptop", "ours_perf")
+	("unpatched", "builtin", "ours", "ours_bpf0", "ours_klptop", "ours_perf")
 	| "\(.) \(cols("redirect"; "kernel_ns"; .)) \(cols("redirect"; "user_ns"; .))"
-	' "$json" > "$tmp/percall.dat" || { echo "plot: cannot read $json" >&2; exit 1; }
+	' "$json" | awk '$1 != "ours_bpf0" || $2 != "?"' > "$tmp/percall.dat" ||
+	{ echo "plot: cannot read $json" >&2; exit 1; }
 
 grep -q '[0-9] [0-9]' "$tmp/scale.dat" ||
 	{ echo "plot: no scale figures (enable_ms, disable_ms) in $json" >&2; exit 1; }
@@ -65,7 +68,7 @@ run=$(jq -r '"kernel \(.info.kernel // "?"), \(.generated // "?" | .[0:10])"' "$
 
 gnuplot -e "scale_dat='$tmp/scale.dat'; percall_dat='$tmp/percall.dat'" \
 	-e "scale_svg='$tmp/scale.svg'; percall_svg='$tmp/percall.svg'" \
-	-e "run='$run'; user=$user" "$top/bench/plot.gp" ||
+	-e "run='$run'; user=$user; nconf=$(wc -l < "$tmp/percall.dat")" "$top/bench/plot.gp" ||
 	{ echo "plot: gnuplot failed; $dir/scale.svg and percall.svg left as they were" >&2; exit 1; }
 for f in scale percall; do
 	[ -s "$tmp/$f.svg" ] || { echo "plot: gnuplot wrote no $f.svg" >&2; exit 1; }

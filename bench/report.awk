@@ -179,20 +179,24 @@ END {
 	print ""
 	print "| configuration | kernel loop | userspace pread() |"
 	print "|---|---|---|"
-	split("unpatched builtin ours ours_klptop ours_perf", cf, " ")
+	ncf = split("unpatched builtin ours ours_klptop ours_perf ours_bpf0", cf, " ")
 	cname["unpatched"] = "(1) unpatched"
 	cname["builtin"] = "(2) builtin livepatch"
 	cname["ours"] = "(3) klp, tracepoints off"
 	cname["ours_klptop"] = "(4) klp + klptop (BPF counters)"
 	cname["ours_perf"] = "(5) klp + `perf stat -e 'klp:*'`"
-	for (i = 1; i <= 5; i++)
-		printf "| %s | %s | %s |\n", cname[cf[i]], cell("redirect", "kernel_ns", cf[i]), cell("redirect", "user_ns", cf[i])
+	cname["ours_bpf0"] = "(6) klp + a BPF program that does nothing"
+	for (i = 1; i <= ncf; i++)
+		if (i <= 5 || has("redirect", "kernel_ns", cf[i]))
+			printf "| %s | %s | %s |\n", cname[cf[i]], cell("redirect", "kernel_ns", cf[i]), cell("redirect", "user_ns", cf[i])
 	print ""
 	print "| ratio (per round) | kernel loop | userspace pread() |"
 	print "|---|---|---|"
 	printf "| 3/2 klp / builtin | %s | %s |\n", rcell("redirect", "kernel_ns", "ours", "builtin", "", "3/2"), rcell("redirect", "user_ns", "ours", "builtin", "", "3/2")
 	printf "| 4/3 klp+klptop / klp | %s | %s |\n", rcell("redirect", "kernel_ns", "ours_klptop", "ours", "", "4/3"), rcell("redirect", "user_ns", "ours_klptop", "ours", "", "4/3")
 	printf "| 5/3 klp+perf / klp | %s | %s |\n", rcell("redirect", "kernel_ns", "ours_perf", "ours", "", "5/3"), rcell("redirect", "user_ns", "ours_perf", "ours", "", "5/3")
+	if (has("redirect", "kernel_ns", "ours_bpf0"))
+		printf "| 6/3 klp+empty BPF program / klp: the floor of 4/3 | %s | %s |\n", rcell("redirect", "kernel_ns", "ours_bpf0", "ours", "", "6/3"), rcell("redirect", "user_ns", "ours_bpf0", "ours", "", "6/3")
 	printf "| (3-1)/(2-1) added cost, klp / builtin | %s | %s |\n", rcell("redirect", "kernel_ns", "ours", "builtin", "unpatched", "(3-1)/(2-1)"), rcell("redirect", "user_ns", "ours", "builtin", "unpatched", "(3-1)/(2-1)")
 	printf "| (4-1)/(3-1) added cost, klp+klptop / klp | %s | %s |\n", rcell("redirect", "kernel_ns", "ours_klptop", "ours", "unpatched", "(4-1)/(3-1)"), rcell("redirect", "user_ns", "ours_klptop", "ours", "unpatched", "(4-1)/(3-1)")
 	printf "| (5-1)/(3-1) added cost, klp+perf / klp | %s | %s |\n", rcell("redirect", "kernel_ns", "ours_perf", "ours", "unpatched", "(5-1)/(3-1)"), rcell("redirect", "user_ns", "ours_perf", "ours", "unpatched", "(5-1)/(3-1)")
@@ -202,14 +206,21 @@ END {
 		print "klptop's BPF program on klp:klp_redirect (`klptop_redirect`) by itself: run_time_ns / run_cnt from"
 		print "`bpftool prog show`, over one more kernel loop after the timed ones of (4) with"
 		print "kernel.bpf_stats_enabled=1 (on only for that loop: (4) above is timed without the stats), and its"
-		print "share of what klptop adds to a call in the kernel loop, (4-3), in the same round."
+		print "share of what klptop adds to a call in the kernel loop, (4-3), in the same round; the same for"
+		print "the program that does nothing of (6) and what it adds, (6-3)."
 		print ""
-		print "| klptop's BPF program | ns per run | runs in the loop | share of (4-3) |"
+		print "| BPF program on klp_redirect | ns per run | runs in the loop | share of what it adds |"
 		print "|---|---|---|---|"
 		dratio(key("redirect", "bpf_ns_per_run", "ours_klptop"), key("redirect", "kernel_ns", "ours_klptop"), key("redirect", "kernel_ns", "ours"))
 		add_ratio("redirect", "bpf_ns_per_run", "bpf/(4-3) kernel loop")
 		share = scell()
-		printf "| klptop_redirect | %s | %s | %s |\n", cell("redirect", "bpf_ns_per_run", "ours_klptop"), cell("redirect", "bpf_run_cnt", "ours_klptop"), share
+		printf "| (4) klptop_redirect | %s | %s | %s |\n", cell("redirect", "bpf_ns_per_run", "ours_klptop"), cell("redirect", "bpf_run_cnt", "ours_klptop"), share
+		if (has("redirect", "bpf_ns_per_run", "ours_bpf0")) {
+			dratio(key("redirect", "bpf_ns_per_run", "ours_bpf0"), key("redirect", "kernel_ns", "ours_bpf0"), key("redirect", "kernel_ns", "ours"))
+			add_ratio("redirect", "bpf_ns_per_run", "bpf0/(6-3) kernel loop")
+			share = scell()
+			printf "| (6) emptyprog | %s | %s | %s |\n", cell("redirect", "bpf_ns_per_run", "ours_bpf0"), cell("redirect", "bpf_run_cnt", "ours_bpf0"), share
+		}
 	}
 
 	print ""

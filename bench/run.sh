@@ -79,6 +79,11 @@ if [ -z "$replay" ]; then
 		${CC:-gcc} -O2 -Wall -Wextra -o "$out/bin/$p" "bench/src/$p.c" -lpthread ||
 			exit 1
 	done
+	# shellcheck disable=SC2015	# exit if either fails, as meant
+	${CLANG:-clang} -g -O2 -target bpf -D__TARGET_ARCH_x86 -I. \
+		-c bench/src/emptyprog.bpf.c -o "$out/bin/emptyprog.bpf.o" &&
+		${CC:-gcc} -O2 -Wall -Wextra -o "$out/bin/emptyprog" bench/src/emptyprog.c -lbpf ||
+		exit 1
 
 	# boot ACCEL TIMEOUT OUTPUT ARGS...: bench/guest.sh ARGS in one boot;
 	# its records in OUTPUT, after the accelerator it ran on

@@ -283,10 +283,11 @@ wait_lines() {
 KT_PROG=klptop_redirect
 KT_PROG=${KT_PROG:0:15}
 
-# bpf_stats PID: "run_cnt run_time_ns" of the KT_PROG program that klptop
-# PID holds (any of that name where bpftool cannot tell the holder); nothing
-# unless there is exactly one.  bpftool leaves both out while they are 0.
-bpf_stats() {	# bpf_stats PROG PID
+# bpf_stats PROG PID: "run_cnt run_time_ns" of the BPF program named PROG
+# (15 characters at most, as the kernel keeps it) that process PID holds
+# (any of that name where bpftool cannot tell the holder); nothing unless
+# there is exactly one.  bpftool leaves both out while they are 0.
+bpf_stats() {
 	bpftool -j prog show 2>/dev/null |
 		jq -r --arg n "$1" --argjson p "$2" '
 			[.[] | select(.name == $n and ((.pids // [{pid: $p}]) | any(.pid == $p)))]

@@ -227,6 +227,7 @@ rollback:
 
 static int klp_set_patch_state_locked(struct klp_patch *patch, int state)
 {
+	u64 seq;
 	int ret;
 
 	lockdep_assert_held(&klp_mutex);
@@ -240,12 +241,15 @@ static int klp_set_patch_state_locked(struct klp_patch *patch, int state)
 
 	if (!ret)
 		patch->enabled_ns = state == KLP_ENABLED ? ktime_get_real_ns() : 0;
-	if (state == KLP_ENABLED)
-		trace_klp_patch_enable(klp_next_seq(), klp_patch_name(patch),
-				       ret);
-	else
+	if (state == KLP_ENABLED) {
+		seq = klp_next_seq();
+		if (!ret)
+			patch->enable_seq = seq;
+		trace_klp_patch_enable(seq, klp_patch_name(patch), ret);
+	} else {
 		trace_klp_patch_disable(klp_next_seq(), klp_patch_name(patch),
 					ret);
+	}
 	return ret;
 }
 

@@ -4,7 +4,8 @@
  *
  * A patch for a module that is not loaded yet is applied when the module
  * comes (seed 006), and reverted when it goes.  A module counts as loaded
- * from our COMING notifier on, while its init may still run, until our
+ * from our COMING notifier on (or from a lookup that finds it in its
+ * init, before the core loaded), while its init may still run, until our
  * GOING notifier: upstream keeps that in mod->klp_alive, which the builtin
  * livepatch sets before our notifier runs, so we keep our own record.
  *
@@ -35,12 +36,30 @@ struct klp_alive_mod {
 /* klp_mutex */
 static LIST_HEAD(klp_alive_mods);
 
+/* Record a module as loaded until our GOING notifier. */
+static int klp_remember_module(struct module *mod)
+{
+	struct klp_alive_mod *alive;
+
+	alive = kzalloc(sizeof(*alive), GFP_KERNEL);
+	if (!alive)
+		return -ENOMEM;
+	klp_mem_alloc(KLP_MEM_ALIVE_MOD);
+	alive->mod = mod;
+	list_add(&alive->node, &klp_alive_mods);
+	return 0;
+}
+
 /**
  * klp_find_loaded_module() - the loaded module of that name
  * @name:	a module name
  *
  * Loaded means seen by our COMING notifier and not yet by our GOING one
- * (its init may still be running), or live (loaded before the core was).
+ * (its init may still be running), or found COMING or LIVE by name: a
+ * module whose COMING notifiers ran before the core loaded (a driver
+ * still probing at boot) is in its init with no notifier left to tell
+ * us, and our GOING notifier reverts what we apply to it.  Its COMING
+ * notifier, if it is still to come, finds its objects bound already.
  *
  * Return: the module, or NULL
  */
@@ -53,7 +72,7 @@ struct module *klp_find_loaded_module(const char *name)
 	list_for_each_entry(alive, &klp_alive_mods, node)
 		if (!strcmp(alive->mod->name, name))
 			return alive->mod;
-	return klp_find_live_module(name);
+	return klp_find_module_formed(name);
 }
 
 static void klp_forget_module(struct module *mod)
@@ -123,43 +142,71 @@ static int klp_coming_object(struct klp_patch *patch, struct klp_object *obj,
 	return ret;
 }
 
+/* Resolve, and apply if it is enabled, the object @patch has for @mod. */
+static int klp_coming_patch(struct klp_patch *patch, struct module *mod)
+{
+	struct klp_object *obj;
+
+	klp_for_each_object(patch, obj) {
+		if (!klp_is_module(obj) || strcmp(obj->name, mod->name))
+			continue;
+		/* bound already if a lookup found the module in its init */
+		if (obj->mod == mod)
+			return 0;
+		return klp_coming_object(patch, obj, mod);
+	}
+	return 0;
+}
+
+/* The enabled patch enabled next after seq @after, or NULL. */
+static struct klp_patch *klp_next_enabled(u64 after)
+{
+	struct klp_patch *patch, *next = NULL;
+
+	list_for_each_entry(patch, &klp_patches, list)
+		if (patch->state == KLP_ENABLED && patch->enable_seq > after &&
+		    (!next || patch->enable_seq < next->enable_seq))
+			next = patch;
+	return next;
+}
+
 /*
- * A module is coming: record it, then resolve and apply every enabled
- * patch with an object for it, in registration order (seed 006), so the
- * last registered enabled patch wins.  If one cannot be applied, all
- * applied so far are reverted and the module load fails.
+ * A module is coming: record it, then resolve the objects every patch
+ * has for it and apply those of enabled patches in the order the patches
+ * were enabled, so the one enabled last wins again, as it did before the
+ * module went (seed 006 applied them in registration order, which a
+ * disable and enable of an earlier patch had overturned).  If one cannot
+ * be applied, all applied so far are reverted and the module load fails.
  */
 static int klp_module_coming(struct module *mod)
 {
-	struct klp_alive_mod *alive;
 	struct klp_patch *patch;
 	struct klp_object *obj;
-	int ret = 0;
+	int ret;
 
-	alive = kzalloc(sizeof(*alive), GFP_KERNEL);
-	if (!alive)
-		return -ENOMEM;
-	klp_mem_alloc(KLP_MEM_ALIVE_MOD);
-	alive->mod = mod;
-	list_add(&alive->node, &klp_alive_mods);
+	ret = klp_remember_module(mod);
+	if (ret)
+		return ret;
 
 	list_for_each_entry(patch, &klp_patches, list) {
-		klp_for_each_object(patch, obj) {
-			if (!klp_is_module(obj) || strcmp(obj->name, mod->name))
-				continue;
-			ret = klp_coming_object(patch, obj, mod);
+		if (patch->state != KLP_ENABLED) {
+			ret = klp_coming_patch(patch, mod);
 			if (ret)
 				goto rollback;
-			break;
 		}
+	}
+	for (patch = NULL; (patch = klp_next_enabled(patch ? patch->enable_seq : 0));) {
+		ret = klp_coming_patch(patch, mod);
+		if (ret)
+			goto rollback;
 	}
 	return 0;
 
 rollback:
 	/*
-	 * Only objects of patches up to the failing one have obj->mod set;
-	 * those applied had their post_patch callback, so they get both
-	 * unpatch callbacks.
+	 * Only the objects handled before the failing one have obj->mod
+	 * set; those applied had their post_patch callback, so they get
+	 * both unpatch callbacks.
 	 */
 	list_for_each_entry(patch, &klp_patches, list) {
 		klp_for_each_object(patch, obj) {

@@ -249,6 +249,7 @@ static int klp_init_patch(struct klp_patch *patch)
 
 	patch->state = KLP_DISABLED;
 	patch->enabled_ns = 0;
+	patch->enable_seq = 0;
 	patch->replaced_by[0] = '\0';
 	INIT_LIST_HEAD(&patch->list);
 

@@ -253,16 +253,17 @@ bool klp_kaslr_active(void)
 }
 
 /**
- * klp_find_live_module() - the live module of that name
+ * klp_find_module_formed() - the module of that name, in its init or live
  * @name:	a module name
  *
- * A module still coming or already going is left to the module notifier.
- * With klp_mutex held the pointer stays valid: a module going waits for it
- * in our notifier.
+ * A module still loading (not yet COMING: its COMING notifiers are still
+ * to run) or already going is left to the module notifier.  With
+ * klp_mutex held the pointer stays valid: a module going waits for it in
+ * our notifier.
  *
  * Return: the module, or NULL
  */
-struct module *klp_find_live_module(const char *name)
+struct module *klp_find_module_formed(const char *name)
 {
 	struct module *mod;
 
@@ -270,7 +271,8 @@ struct module *klp_find_live_module(const char *name)
 	/* find_module() needs module_mutex or preemption off. */
 	preempt_disable();
 	mod = klp_find_module_fn(name);
-	if (mod && mod->state != MODULE_STATE_LIVE)
+	if (mod && mod->state != MODULE_STATE_LIVE &&
+	    mod->state != MODULE_STATE_COMING)
 		mod = NULL;
 	preempt_enable();
 	return mod;

@@ -9,7 +9,7 @@ void klp_symbols_exit(void);
 bool klp_kaslr_active(void);
 bool klp_ftrace_enabled(void);
 unsigned long klp_ftrace_location(unsigned long addr);
-struct module *klp_find_live_module(const char *name);
+struct module *klp_find_module_formed(const char *name);
 struct module *klp_module_address(unsigned long addr);
 bool klp_is_init_text(struct module *mod, unsigned long addr);
 void klp_text_write(void *addr, const void *val, size_t len);

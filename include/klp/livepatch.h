@@ -188,6 +188,9 @@ struct klp_state {
  * @kobj:	kobject for sysfs resources
  * @state:	tracks patch-level application state
  * @enabled_ns:	CLOCK_REALTIME of the enable now in force, 0 while disabled
+ * @enable_seq:	the seq of the enable now in force (its klp:klp_patch_enable
+ *		event): a module coming gets the enabled patches in this
+ *		order, so the last enabled still wins
  * @replaced_by: the patch whose enable replaced this one ("" if none did
  *		since this one was last enabled)
  */
@@ -204,6 +207,7 @@ struct klp_patch {
 	struct kobject kobj;
 	enum klp_enable_state state;
 	u64 enabled_ns;
+	u64 enable_seq;
 	char replaced_by[KLP_NAME_LEN];
 };
 

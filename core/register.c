@@ -57,6 +57,45 @@ static int klp_find_verify_func_addr(struct klp_object *obj,
 	return 0;
 }
 
+/* Another func of @patch, in a resolved object, at @func's address. */
+static struct klp_func *klp_find_alias(struct klp_patch *patch,
+				       struct klp_func *func)
+{
+	struct klp_object *obj;
+	struct klp_func *f;
+
+	klp_for_each_object(patch, obj) {
+		if (obj != func->obj && !obj->resolved)
+			continue;
+		klp_for_each_func(obj, f)
+			if (f != func && f->old_addr == func->old_addr)
+				return f;
+	}
+	return NULL;
+}
+
+/*
+ * One patch replaces a function once: two of its funcs that resolve to
+ * one address (aliases, like SYSCALL_DEFINE's __x64_sys_<name> and
+ * __ia32_sys_<name>) would share one place on the function's func_stack.
+ */
+static int klp_check_aliases(struct klp_patch *patch, struct klp_object *obj)
+{
+	struct klp_func *func, *alias;
+
+	klp_for_each_func(obj, func) {
+		alias = klp_find_alias(patch, func);
+		if (!alias)
+			continue;
+		pr_err("functions '%s' (object '%s') and '%s' (object '%s') of patch '%s' are one function at 0x%lx: a patch may replace it once\n",
+		       klp_func_name(func), klp_obj_name(obj),
+		       klp_func_name(alias), klp_obj_name(alias->obj),
+		       klp_patch_name(patch), func->old_addr);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* Resolve what needs the object loaded: relocations, then funcs. */
 static int klp_init_object_loaded(struct klp_patch *patch,
 				  struct klp_object *obj)
@@ -76,7 +115,7 @@ static int klp_init_object_loaded(struct klp_patch *patch,
 			return ret;
 	}
 
-	return 0;
+	return klp_check_aliases(patch, obj);
 }
 
 /**

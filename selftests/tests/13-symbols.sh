@@ -55,6 +55,19 @@ check "old_addr resolves the ambiguity (register only)" \
 assert_eq "sysfs shows the hinted address" "0x$first" \
 	"$(func_attr klp_test_probe2 vmlinux "$amb" old_addr)"
 
+# SYSCALL_DEFINE0 makes __x64_sys_getppid and __ia32_sys_getppid aliases
+# of one function: one patch naming both would give it two places on one
+# func_stack.  Refused at registration, naming both and the address.
+x64=$(awk '$3 == "__x64_sys_getppid" { print $1; exit }' /proc/kallsyms)
+ia32=$(awk '$3 == "__ia32_sys_getppid" { print $1; exit }' /proc/kallsyms)
+check "__x64_sys_getppid and __ia32_sys_getppid are one address" eval '[ -n "$x64" ] && [ "$x64" = "$ia32" ]'
+dmesg_mark
+check "a patch of both aliases is refused" \
+	eval '! klp_insmod klp_test_probe funcs=__x64_sys_getppid,__ia32_sys_getppid'
+check "the error names both functions and the address" dmesg_has \
+	"functions '__x64_sys_getppid' (object 'vmlinux') and '__ia32_sys_getppid' (object 'vmlinux') of patch 'klp_test_probe' are one function at 0x$x64: a patch may replace it once"
+nothing_left "aliased functions"
+
 check "correct old_addr accepted and enabled" klp_insmod klp_test_probe funcs=cmdline_proc_show old_addr="0x$real"
 assert_eq "cmdline_proc_show redirected (probe prints nothing)" "" "$(cat /proc/cmdline)"
 ktap_finish

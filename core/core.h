@@ -118,7 +118,7 @@ void klp_module_exit(void);
 
 /* reloc.c */
 int klp_write_object_relocations(struct module *pmod, struct klp_object *obj);
-void klp_put_module_refs(struct module *user);
+void klp_put_module_refs(struct module *mod);
 
 /* shadow.c */
 void klp_shadow_exit(void);

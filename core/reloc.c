@@ -8,7 +8,8 @@
  * with a reference, as the module loader pins the modules a module uses:
  * the patch module holds the written address for as long as it exists, so
  * the reference is dropped only when the patch module goes away (a patch
- * module can only go when its init fails).
+ * module can only go when its init fails), or when the exporter does (only
+ * if its own init fails: it was pinned while still COMING).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -85,18 +86,27 @@ static int klp_pin_exporter(struct module *pmod, const char *name,
 }
 
 /**
- * klp_put_module_refs() - drop the references a going module held
- * @user:	the module going away
+ * klp_put_module_refs() - drop the references a going module held or was held by
+ * @mod:	the module going away
+ *
+ * A patch module's references go with it.  An exporter is pinned, so it
+ * goes only if its init fails (try_module_get() succeeds while it is
+ * COMING, as it must for a module still probing when a patch loads):
+ * then the reference on it is dropped too, and the relocations written
+ * to its symbols are stale, which the log says.
  */
-void klp_put_module_refs(struct module *user)
+void klp_put_module_refs(struct module *mod)
 {
 	struct klp_modref *ref, *tmp;
 
 	lockdep_assert_held(&klp_mutex);
 
 	list_for_each_entry_safe(ref, tmp, &klp_modrefs, node) {
-		if (ref->user != user)
+		if (ref->user != mod && ref->owner != mod)
 			continue;
+		if (ref->owner == mod)
+			pr_err("module '%s' went away in its init: the relocations of patch module '%s' to its symbols are stale\n",
+			       mod->name, ref->user->name);
 		module_put(ref->owner);
 		list_del(&ref->node);
 		kfree(ref);

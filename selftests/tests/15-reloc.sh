@@ -41,8 +41,27 @@ refcnt() { cat /sys/module/klp_test_export/refcnt; }
 check "a patch failing after its relocations is refused" eval "! klp_insmod klp_test_reloc ext=1 bad=func"
 assert_eq "the refused patch module's pin on the exporter is dropped" 0 "$(refcnt)"
 
-check "relocation patch loads with a verified vmlinux val" \
+check "exporter unloads" rmmod klp_test_export
+
+# An exporter still in its init (a driver probing at boot) is pinned like
+# a live one; if its init then fails, the pin goes with it, and the next
+# module at that place is pinned afresh.
+modrefs() { awk '$1 == "module_refs" { print $2 }' /sys/kernel/debug/klp/allocated; }
+klp_insmod klp_test_export init_delay_ms=$((3000 * ${KLP_TIMEOUT_SCALE:-1})) fail_init=1 &
+exp_pid=$!
+check "exporter in its init" wait_until 5 grep -q '^klp_test_export .* Loading ' /proc/modules
+check "relocation patch loads with a verified vmlinux val, the exporter in its init" \
 	klp_insmod klp_test_reloc vmlinux_val=0x$jiffies ext=1
+# (the loader holds one reference for as long as the init runs)
+assert_eq "the exporter in its init is pinned (refcnt 2: the loader's, ours)" 2 "$(refcnt)"
+dmesg_mark
+check "the exporter's init fails" eval "! wait $exp_pid"
+assert_eq "no module reference left for it (klp/allocated module_refs)" 0 "$(modrefs)"
+check "the log says the patch module's relocations to it are stale" \
+	dmesg_has "module 'klp_test_export' went away in its init: the relocations of patch module 'klp_test_reloc' to its symbols are stale"
+check "exporter loads again" klp_insmod klp_test_export
+check "target reloads: the relocations are written again" \
+	eval "rmmod klp_test_target && klp_insmod klp_test_target"
 readslots() {
 	read -r _ s64 _ s32s _ spc _ sloc _ snone _ sext _ sself _ sro _ svml _ splt _ sploc _ smod \
 		< /sys/module/klp_test_reloc/parameters/slots
@@ -64,7 +83,8 @@ assert_eq "R_X86_64_64 into read-only memory" "$secret" "$sro"
 assert_eq "R_X86_64_64 of a verified vmlinux symbol" "$jiffies" "$svml"
 assert_eq "R_X86_64_64 of a symbol exported by a module (external)" \
 	"$(sym klp_test_exported klp_test_export)" "$smod"
-assert_eq "the exporter is pinned by the patch module (refcnt 1)" 1 "$(refcnt)"
+assert_eq "the new exporter is pinned by the patch module (refcnt 1)" 1 "$(refcnt)"
+assert_eq "one module reference held (klp/allocated module_refs)" 1 "$(modrefs)"
 check "the exporter cannot be unloaded" eval '! rmmod klp_test_export 2>/dev/null'
 
 assert_eq "replacement reads the secret through its relocation" $((0x5ec7e7)) "$(target a)"

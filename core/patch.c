@@ -322,7 +322,6 @@ static int klp_hook_stacks(struct list_head *fresh, unsigned int n,
  */
 static struct klp_func *klp_batch_prev(struct klp_patch *patch,
 				       struct klp_object *only,
-				       enum klp_enable_state state,
 				       struct klp_func *func)
 {
 	struct klp_object *obj;
@@ -342,15 +341,15 @@ static struct klp_func *klp_batch_prev(struct klp_patch *patch,
 			if (obj == patch->objs)
 				return NULL;
 			obj--;
-		} while (!klp_batch_has(obj, only, state));
+		} while (!klp_batch_has(obj, only, KLP_ENABLED));
 		klp_for_each_func(obj, func)
 			;
 	}
 }
 
 /*
- * Pop the enabled funcs of the batch's objects, in the reverse order of
- * klp_patch_objects(): first the last funcs of their functions, unhooked
+ * Pop the enabled funcs of the batch's objects, last first: first the
+ * last funcs of their functions, unhooked
  * together in one ftrace update (their stacks freed after an RCU grace
  * period), then, last first, the funcs above others, each of which goes
  * at once.  If ftrace refuses the update, the funcs it was to unhook stay
@@ -358,7 +357,7 @@ static struct klp_func *klp_batch_prev(struct klp_patch *patch,
  * objects; the others are popped all the same.
  */
 static int klp_unpatch_funcs(struct klp_patch *patch, struct klp_object *only,
-			     enum klp_enable_state state, enum klp_cause cause)
+			     enum klp_cause cause)
 {
 	struct klp_func_stack *stack;
 	struct klp_object *obj;
@@ -368,7 +367,7 @@ static int klp_unpatch_funcs(struct klp_patch *patch, struct klp_object *only,
 	unsigned int n = 0;
 	int ret = 0;
 
-	for (func = NULL; (func = klp_batch_prev(patch, only, state, func));) {
+	for (func = NULL; (func = klp_batch_prev(patch, only, func));) {
 		stack = klp_find_stack(func->old_addr);
 		if (!WARN_ON(!stack) && stack->depth == 1) {
 			list_add_tail(&stack->batch_node, &last);
@@ -397,14 +396,14 @@ static int klp_unpatch_funcs(struct klp_patch *patch, struct klp_object *only,
 	/* Unregistering the ops (the last functions) waited for the handler. */
 	klp_drop_stacks(&last, klp_ftrace_hooked());
 
-	for (func = NULL; (func = klp_batch_prev(patch, only, state, func));) {
+	for (func = NULL; (func = klp_batch_prev(patch, only, func));) {
 		stack = klp_find_stack(func->old_addr);
 		if (!WARN_ON(!stack) && stack->depth > 1)
 			klp_pop(stack, func, cause);
 	}
 
 	klp_for_each_object(patch, obj) {
-		if (!klp_batch_has(obj, only, state))
+		if (!klp_batch_has(obj, only, KLP_ENABLED))
 			continue;
 		obj->state = KLP_DISABLED;
 		klp_for_each_func(obj, func)
@@ -433,7 +432,47 @@ int klp_unpatch_objects(struct klp_patch *patch, struct klp_object *only,
 {
 	lockdep_assert_held(&klp_mutex);
 
-	return klp_unpatch_funcs(patch, only, KLP_ENABLED, cause);
+	return klp_unpatch_funcs(patch, only, cause);
+}
+
+/*
+ * First pass of a batch: a new stack, hashed but not hooked, for every
+ * function patched for the first time.  Nothing is published: the
+ * handler is not called for these functions yet, and no func goes on an
+ * existing stack.
+ */
+static int klp_prepare_stacks(struct klp_patch *patch, struct klp_object *only,
+			      struct list_head *fresh, unsigned int *n,
+			      struct klp_func **failed)
+{
+	struct klp_func_stack *stack;
+	struct klp_object *obj;
+	struct klp_func *func;
+	int ret = 0;
+
+	klp_for_each_object(patch, obj) {
+		if (!klp_batch_has(obj, only, KLP_DISABLED))
+			continue;
+		klp_for_each_func(obj, func) {
+			if (WARN_ON(!func->old_addr || func->state != KLP_DISABLED))
+				ret = -EINVAL;
+			ret = ret ?: klp_fault("enable_func");
+			if (ret) {
+				*failed = func;
+				return ret;
+			}
+			if (klp_find_stack(func->old_addr))
+				continue;
+			stack = klp_new_stack(func);
+			if (IS_ERR(stack)) {
+				*failed = func;
+				return PTR_ERR(stack);
+			}
+			list_add_tail(&stack->batch_node, fresh);
+			(*n)++;
+		}
+	}
+	return 0;
 }
 
 /**
@@ -443,11 +482,13 @@ int klp_unpatch_objects(struct klp_patch *patch, struct klp_object *only,
  *		object of @patch
  * @cause:	why, for the klp:klp_func_push events
  *
- * Funcs on functions that are patched already go on top of their stacks
- * at once (each wins from then on); the others get new stacks, hooked
- * together in one ftrace update, after which they win.  On failure
- * (logged and traced, klp:klp_enable_failed) every func pushed is popped
- * again (cause rollback) and nothing is hooked.
+ * Nothing is published until every step that can fail has succeeded:
+ * the functions patched for the first time get new stacks, hooked
+ * together in one ftrace update (from which they win), and only then do
+ * the other funcs go on top of their functions' stacks (each wins at
+ * once).  On failure (logged and traced, klp:klp_enable_failed) the new
+ * stacks are dropped and no func was ever pushed: no caller ran a new
+ * func of the patch.
  *
  * Return: 0, or error with every func of the objects disabled
  */
@@ -460,63 +501,39 @@ int klp_patch_objects(struct klp_patch *patch, struct klp_object *only,
 	struct klp_func *func;
 	LIST_HEAD(fresh);
 	unsigned int n = 0;
-	int ret = 0;
+	int ret;
 
 	lockdep_assert_held(&klp_mutex);
 
-	klp_for_each_object(patch, obj) {
-		if (!klp_batch_has(obj, only, KLP_DISABLED))
-			continue;
-		klp_for_each_func(obj, func) {
-			if (WARN_ON(!func->old_addr || func->state != KLP_DISABLED))
-				ret = -EINVAL;
-			ret = ret ?: klp_fault("enable_func");
-			if (ret) {
-				failed = func;
-				goto rollback;
-			}
-			stack = klp_find_stack(func->old_addr);
-			if (stack) {
-				klp_push(stack, func, cause);
-				continue;
-			}
-			stack = klp_new_stack(func);
-			if (IS_ERR(stack)) {
-				ret = PTR_ERR(stack);
-				failed = func;
-				goto rollback;
-			}
-			list_add_tail(&stack->batch_node, &fresh);
-			n++;
-		}
-	}
-
-	if (n) {
+	ret = klp_prepare_stacks(patch, only, &fresh, &n, &failed);
+	if (!ret && n)
 		ret = klp_hook_stacks(&fresh, n, &failed);
-		if (ret)
-			goto rollback;
+	if (ret) {
+		pr_err("failed to patch function '%s' of object '%s' for patch '%s' (%d)\n",
+		       failed->old_name, klp_obj_name(failed->obj),
+		       klp_patch_name(patch), ret);
+		klp_trace_failure(failed->obj, failed, ret);
+		klp_drop_stacks(&fresh, false);
+		return ret;
 	}
 
+	/* The hooked ones won first: say so, then push the others. */
 	list_for_each_entry_safe(stack, tmp, &fresh, batch_node) {
 		list_del_init(&stack->batch_node);
 		func = klp_stack_top(stack);
 		func->state = KLP_ENABLED;
 		klp_trace_stack_change(func, stack, true, cause);
 	}
-	klp_for_each_object(patch, obj)
-		if (klp_batch_has(obj, only, KLP_DISABLED))
-			obj->state = KLP_ENABLED;
+	klp_for_each_object(patch, obj) {
+		if (!klp_batch_has(obj, only, KLP_DISABLED))
+			continue;
+		klp_for_each_func(obj, func)
+			if (func->state == KLP_DISABLED)
+				klp_push(klp_find_stack(func->old_addr), func,
+					 cause);
+		obj->state = KLP_ENABLED;
+	}
 	return 0;
-
-rollback:
-	pr_err("failed to patch function '%s' of object '%s' for patch '%s' (%d)\n",
-	       failed->old_name, klp_obj_name(failed->obj),
-	       klp_patch_name(patch), ret);
-	klp_trace_failure(failed->obj, failed, ret);
-	/* Only pushes on stacks that stay non-empty: no ftrace update. */
-	WARN_ON(klp_unpatch_funcs(patch, only, KLP_DISABLED, KLP_CAUSE_ROLLBACK));
-	klp_drop_stacks(&fresh, false);
-	return ret;
 }
 
 /**

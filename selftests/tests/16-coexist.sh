@@ -120,10 +120,25 @@ check "post_handler kprobe on unpatched klp_target_c loads" \
 	eval '[ -z "$(insmod_err klp_test_kprobe func=klp_target_c)" ]'
 target_call c $N > /dev/null
 assert_eq "kprobe counts exactly $N calls of klp_target_c" $N "$(cat $KP_HITS)"
+# The refused patch also names klp_target_a, patched by p1: nothing of it
+# may be published before the hook of klp_target_c is refused (the search
+# for the contested function waits for grace periods), so no caller of
+# klp_target_a may reach it and no push of it may be traced.
+inst=$TRACEFS/instances/klp_coexist
+mkdir "$inst" && echo 1 > "$inst/events/klp/klp_func_push/enable"
+echo > "$KLP_TARGET/values"
+(while :; do target_call a 20000 > /dev/null; done) &
+caller=$!
 dmesg_mark
-out=$(insmod_err klp_test_probe objname=klp_test_target funcs=klp_target_c)
+out=$(insmod_err klp_test_probe objname=klp_test_target funcs=klp_target_a,klp_target_c)
+kill $caller 2>/dev/null; wait $caller 2>/dev/null
 check "klp patch on the kprobed klp_target_c refused with EBUSY" \
 	eval '[[ $out == *"Device or resource busy"* ]]'
+assert_eq "no func of the refused patch was pushed (klp_func_push)" 0 \
+	"$(grep -c 'klp_func_push: .* patch=klp_test_probe ' "$inst/trace")"
+assert_eq "callers of klp_target_a only ever saw p1's 1001" 1001 \
+	"$(awk '{ print $1 }' "$KLP_TARGET/values" | paste -sd' ')"
+echo 0 > "$inst/events/klp/klp_func_push/enable"; rmdir "$inst"
 assert_eq "the core names the function" 1 \
 	"$(dmesg_since | grep -c "klp: function 'klp_target_c' is already modified by another IPMODIFY ftrace user")"
 check "no sysfs entry left for the refused patch" test ! -e "$KLP_SYSFS/klp_test_probe"

@@ -7,7 +7,8 @@
 # before and after.  The test build of the core (build/core-fault, made
 # with KLP_FAULT_INJECT=y) has the knob /sys/module/klp/parameters/
 # fault_inject that fails the Nth pass of a step.  Also: a disable whose
-# ftrace unregister fails keeps that function patched and says so.
+# ftrace unregister fails keeps that function patched and says so.  A
+# failing enable publishes nothing: no push of it is ever traced.
 . "$(dirname "$0")/../lib.sh"
 ktap_start "fault injection: every failing enable step rolls back"
 
@@ -15,6 +16,13 @@ klp_events_load || bail "klp_events (the tracepoints) loads"
 insmod "$KLP_TOP/build/core-fault/klp.ko" || bail "fault-injection build of the core loads"
 klp_insmod klp_test_target || bail "target loads"
 FAULT=/sys/module/klp/parameters/fault_inject
+trace_no_comm
+inst=$TRACEFS/instances/klp_faults
+mkdir "$inst" || bail "trace instance"
+echo 1 > "$inst/events/klp/klp_func_push/enable"
+pushes_of() {	# pushes_of PATCH: its klp_func_push events since the last clear
+	grep -c "klp_func_push: .* patch=$1 " "$inst/trace"
+}
 
 state() {	# everything a failed step must leave as it was
 	grep -r . "$KLP_SYSFS" 2>/dev/null | sort
@@ -53,7 +61,9 @@ check "p2 registers (not enabled)" klp_insmod klp_test_p2 enable=0
 # hooked in one ftrace update that also registers the shared ftrace_ops.
 for fault in "alloc_ops 1" "alloc_ops 2" "enable_func 1" "enable_func 2" \
 	     "alloc_ips 1" "ftrace_set_filter_ips 1" "register_ftrace_function 1"; do
+	echo > "$inst/trace"
 	try_fault "enable p1 on empty stacks, ${fault/ / #}" $fault set_enabled klp_test_p1 1
+	assert_eq "enable p1, ${fault/ / #}: no push traced" 0 "$(pushes_of klp_test_p1)"
 done
 check "p1 enables once no fault is armed" set_enabled klp_test_p1 1
 assert_eq "p1 wins" "1001 1002" "$(target a) $(target b)"
@@ -61,7 +71,9 @@ assert_eq "p1 wins" "1001 1002" "$(target a) $(target b)"
 # p2 over p1: pushes on existing stacks allocate nothing; only the step
 # itself can fail, first or second function.
 for nth in 1 2; do
+	echo > "$inst/trace"
 	try_fault "enable p2 stacked on p1, enable_func #$nth" enable_func $nth set_enabled klp_test_p2 1
+	assert_eq "enable p2 stacked on p1, enable_func #$nth: no push traced" 0 "$(pushes_of klp_test_p2)"
 done
 check "p2 enables once no fault is armed" set_enabled klp_test_p2 1
 assert_eq "p2 wins" "2001 2002" "$(target a) $(target b)"
@@ -123,4 +135,6 @@ assert_eq "a and b still p1's" "1001 1002" "$(target a) $(target b)"
 check "a second disable of p1 succeeds" set_enabled klp_test_p1 0
 assert_eq "both originals, no ftrace entry left" "100 200 0" \
 	"$(target a) $(target b) $(grep -c '^klp_target_' $TRACEFS/enabled_functions)"
+
+rmdir "$inst"
 ktap_finish

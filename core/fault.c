@@ -5,6 +5,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/spinlock.h>
@@ -70,4 +71,16 @@ MODULE_PARM_DESC(call_check, "debug: check at load that this function may be cal
 const char *klp_fault_call_check(void)
 {
 	return call_check;
+}
+
+static unsigned int redirect_delay_ms;
+module_param(redirect_delay_ms, uint, 0600);
+MODULE_PARM_DESC(redirect_delay_ms, "debug: the ftrace handler waits this long between reading the winner and tracing it");
+
+void notrace klp_fault_redirect_delay(void)
+{
+	unsigned int ms = READ_ONCE(redirect_delay_ms);
+
+	if (ms)
+		mdelay(ms);
 }

@@ -17,6 +17,14 @@ int klp_fault(const char *site);
  * to test the IBT refusal path.  NULL when unset.
  */
 const char *klp_fault_call_check(void);
+
+/*
+ * The ftrace handler calls it between reading the winner and tracing it:
+ * /sys/module/klp/parameters/redirect_delay_ms holds it there that long,
+ * so a test can free what the handler still reads (the race a grace
+ * period must close).
+ */
+void klp_fault_redirect_delay(void);
 #else
 /* A release build has no knob: every step runs for real. */
 static inline int klp_fault(const char *site)
@@ -27,6 +35,10 @@ static inline int klp_fault(const char *site)
 static inline const char *klp_fault_call_check(void)
 {
 	return NULL;
+}
+
+static inline void klp_fault_redirect_delay(void)
+{
 }
 #endif
 

@@ -115,7 +115,11 @@ void notrace klp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 		if (!func)
 			break;
 		klp_set_ip(fregs, (unsigned long)func->new_func);
-		/* an enabled func is registered: its kobject is named */
+		klp_fault_redirect_delay();
+		/*
+		 * A func popped now keeps its kobject's name until a grace
+		 * period has passed (klp_free_patch()).
+		 */
 		trace_klp_redirect(stack->old_addr,
 				   (unsigned long)func->new_func, func->id,
 				   kobject_name(&func->kobj),

@@ -167,11 +167,17 @@ void klp_unload_object(struct klp_object *obj)
  *
  * A func with an id and an object with a kobject are initialized.  Called
  * without klp_mutex, since dropping a kobject waits for its sysfs readers.
+ * The ftrace handler may still hold a func popped just before (a pop on
+ * a stack that stays non-empty waits for nobody) and read its kobject's
+ * name for klp:klp_redirect: one grace period first, so the names outlive
+ * every such reader.
  */
 void klp_free_patch(struct klp_patch *patch)
 {
 	struct klp_object *obj;
 	struct klp_func *func;
+
+	synchronize_rcu();
 
 	klp_for_each_object(patch, obj) {
 		if (obj->funcs) {

@@ -8,7 +8,11 @@
 # with KLP_FAULT_INJECT=y) has the knob /sys/module/klp/parameters/
 # fault_inject that fails the Nth pass of a step.  Also: a disable whose
 # ftrace unregister fails keeps that function patched and says so.  A
-# failing enable publishes nothing: no push of it is ever traced.
+# failing enable publishes nothing: no push of it is ever traced.  And a
+# func popped while the handler still holds it keeps its name until the
+# handler is done (init_on_free=1 zeroes what is freed, so a name read
+# after its free shows empty).
+# klp-boot-args: init_on_free=1
 . "$(dirname "$0")/../lib.sh"
 ktap_start "fault injection: every failing enable step rolls back"
 
@@ -136,5 +140,32 @@ check "a second disable of p1 succeeds" set_enabled klp_test_p1 0
 assert_eq "both originals, no ftrace entry left" "100 200 0" \
 	"$(target a) $(target b) $(grep -c '^klp_target_' $TRACEFS/enabled_functions)"
 
+# --- a popped func's name outlives the handler's readers ---------------------
+# The api's patch goes over p3 on klp_target_c; a caller is held in the
+# handler (redirect_delay_ms) between reading the api's func and tracing
+# its name, while the api's patch is disabled (a pop that waits for
+# nobody) and unregistered (its kobjects' names freed).  The event must
+# still name klp_target_c: the free waits for the handler.
+check "p3 enabled on klp_target_c" set_enabled klp_test_probe 1
+assert_eq "the api's patch enables over p3" "0 8003" "$(api enable) $(target c)"
+echo 0 > "$inst/events/klp/klp_func_push/enable"
+echo 1 > "$inst/events/klp/klp_redirect/enable"
+echo > "$inst/trace"
+DELAY=/sys/module/klp/parameters/redirect_delay_ms
+echo 500 > $DELAY
+target_call c 2 > /dev/null &
+caller=$!
+sleep 0.2
+assert_eq "disable and unregister while the handler holds the api's func" "0 0" \
+	"$(api disable) $(api unregister)"
+wait $caller
+echo 0 > $DELAY
+echo 0 > "$inst/events/klp/klp_redirect/enable"
+check "the held call was the api's (a klp_redirect of klp_test_api)" \
+	grep -q 'klp_redirect: .* patch=klp_test_api$' "$inst/trace"
+assert_eq "every klp_redirect names klp_target_c (no freed name read)" \
+	"$(grep -c 'klp_redirect: ' "$inst/trace")" \
+	"$(grep -c 'klp_redirect: klp_target_c -> ' "$inst/trace")"
+assert_eq "p3 wins again" 9000 "$(target c)"
 rmdir "$inst"
 ktap_finish

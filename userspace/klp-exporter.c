@@ -388,49 +388,13 @@ static void scrape(void *ctx, enum ex_format fmt, struct strbuf *b)
 
 /* --- the textfile --------------------------------------------------------- */
 
-static int write_all(int fd, const char *s, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, s, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		s += n;
-		len -= n;
-	}
-	return 0;
-}
-
-/*
- * A reader sees the old file or the new one, never a part: written to a
- * temporary name in the same directory (not *.prom, which node_exporter
- * would read), flushed, then renamed over the file.
- */
+/* The metrics, as node_exporter's textfile collector reads them. */
 static int write_textfile(struct klp_exporter *x)
 {
-	char tmp[4096];
-	int fd, err;
-
 	x->text.len = 0;
 	scrape(x, EX_TEXT, &x->text);
-	if (snprintf(tmp, sizeof(tmp), "%s.%d.tmp", x->textfile,
-		     (int)getpid()) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	err = write_all(fd, x->text.s ? x->text.s : "", x->text.len);
-	if (!err && fsync(fd))
-		err = -errno;
-	if (close(fd) && !err)
-		err = -errno;
-	if (!err && rename(tmp, x->textfile))
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	return err;
+	return ex_textfile_write(x->textfile, x->text.s ? x->text.s : "",
+				 x->text.len);
 }
 
 static void textfile_tick(struct klp_exporter *x)
@@ -531,7 +495,7 @@ int main(int argc, char **argv)
 	}
 	if (x->once) {
 		scrape(x, x->once_format, &x->text);
-		err = write_all(STDOUT_FILENO, x->text.s ? x->text.s : "",
+		err = ex_write_all(STDOUT_FILENO, x->text.s ? x->text.s : "",
 				x->text.len);
 		goto out;
 	}

@@ -12,8 +12,8 @@
  *                           that is reloaded, never sends a counter back)
  *                           and the metrics text in both formats
  *   klp-exporter_http.c     the HTTP endpoint (libmicrohttpd): GET /metrics
- *   klp-exporter.c          options, the core coming and going, the loop,
- *                           the textfile for node_exporter
+ *   klp-exporter_textfile.c the textfile for node_exporter, replaced whole
+ *   klp-exporter.c          options, the core coming and going, the loop
  */
 #ifndef _KLP_EXPORTER_H
 #define _KLP_EXPORTER_H
@@ -88,5 +88,10 @@ int ex_http_fd(const struct ex_http *h);
 int ex_http_timeout_ms(const struct ex_http *h, int max_ms);
 void ex_http_run(struct ex_http *h);
 void ex_http_stop(struct ex_http *h);
+
+/* --- the textfile (klp-exporter_textfile.c) ------------------------------- */
+
+int ex_write_all(int fd, const char *s, size_t len);
+int ex_textfile_write(const char *path, const char *s, size_t len);
 
 #endif /* _KLP_EXPORTER_H */

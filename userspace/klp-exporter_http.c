@@ -103,39 +103,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		     h->body.s ? h->body.s : "", h->body.len);
 }
 
-/* "HOST:PORT", HOST an IPv4 address or a bracketed IPv6 one */
-static struct addrinfo *resolve(const char *listen)
-{
-	struct addrinfo hints = {
-		.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE,
-		.ai_socktype = SOCK_STREAM,
-	};
-	struct addrinfo *ai = NULL;
-	char host[128];
-	const char *colon = strrchr(listen, ':');
-	size_t len;
-	int err;
-
-	if (!colon || colon == listen || !colon[1])
-		goto bad;
-	len = colon - listen;
-	if (listen[0] == '[' && colon[-1] == ']') {
-		listen++;
-		len -= 2;
-	}
-	if (len >= sizeof(host))
-		goto bad;
-	memcpy(host, listen, len);
-	host[len] = '\0';
-	err = getaddrinfo(host, colon + 1, &hints, &ai);
-	if (!err)
-		return ai;
-bad:
-	fprintf(stderr, "%s: cannot listen on '%s': give ADDRESS:PORT, e.g. 127.0.0.1:9873 or [::1]:9873\n",
-		program_invocation_short_name, listen);
-	return NULL;
-}
-
 /**
  * ex_http_start() - listen on an address, serve scrapes from the loop
  * @listen: "ADDRESS:PORT"
@@ -144,32 +111,28 @@ bad:
  *
  * Returns the endpoint, or NULL after saying why.
  */
-struct ex_http *ex_http_start(const char *listen, ex_scrape_fn scrape,
+struct ex_http *ex_http_start(const struct ex_listen *l, ex_scrape_fn scrape,
 			      void *ctx)
 {
-	struct addrinfo *ai = resolve(listen);
 	struct ex_http *h;
 	unsigned int flags = MHD_USE_EPOLL;
 
-	if (!ai)
-		return NULL;
 	h = kt_realloc(NULL, 1, sizeof(*h));
 	memset(h, 0, sizeof(*h));
 	h->scrape = scrape;
 	h->ctx = ctx;
-	if (ai->ai_family == AF_INET6)
+	if (l->addr.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	h->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h,
-		MHD_OPTION_SOCK_ADDR, ai->ai_addr,
+		MHD_OPTION_SOCK_ADDR, &l->addr,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)EX_HTTP_HEADER_BYTES,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)EX_HTTP_CONNECTIONS,
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)EX_HTTP_PER_ADDRESS,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)EX_HTTP_IDLE_S,
 		MHD_OPTION_END);
-	freeaddrinfo(ai);
 	if (!h->daemon) {
 		fprintf(stderr, "%s: cannot listen on %s: %m (in use, or not an address of this host?)\n",
-			program_invocation_short_name, listen);
+			program_invocation_short_name, l->text);
 		free(h);
 		return NULL;
 	}

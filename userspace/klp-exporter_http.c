@@ -9,10 +9,14 @@
  * per address, and idle time.  Any other path gets 404, any other method
  * 405, a request with a body 413.
  */
+#include <errno.h>
 #include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
 #include "klp-exporter.h"
@@ -103,39 +107,103 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		     h->body.s ? h->body.s : "", h->body.len);
 }
 
+/* "ADDRESS:PORT" of a bound socket, IPv6 in brackets */
+static void sock_name(int fd, char *name, size_t n)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	char host[INET6_ADDRSTRLEN], port[8];
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) ||
+	    getnameinfo((struct sockaddr *)&ss, len, host, sizeof(host), port,
+			sizeof(port), NI_NUMERICHOST | NI_NUMERICSERV)) {
+		snprintf(name, n, "?");
+		return;
+	}
+	snprintf(name, n, ss.ss_family == AF_INET6 ? "[%s]:%s" : "%s:%s",
+		 host, port);
+}
+
+/*
+ * The listening socket, made here rather than by libmicrohttpd: what it
+ * is bound to is ours to say (port 0 picks one, said at start), and
+ * IPv6's any takes IPv4 too (IPV6_V6ONLY off, whatever the host's
+ * net.ipv6.bindv6only), or IPv4's any alone on a host without IPv6.
+ * Returns the socket, or -errno.
+ */
+static int listen_on(const struct ex_listen *l)
+{
+	struct sockaddr_in any4 = { .sin_family = AF_INET };
+	const struct sockaddr *sa = (const struct sockaddr *)&l->addr;
+	socklen_t len = l->addr_len;
+	int fd, err, one = 1, v6only = !l->dual;
+
+	fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0 && errno == EAFNOSUPPORT && l->dual) {
+		any4.sin_port = ((const struct sockaddr_in6 *)sa)->sin6_port;
+		any4.sin_addr.s_addr = htonl(INADDR_ANY);
+		sa = (const struct sockaddr *)&any4;
+		len = sizeof(any4);
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	}
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    (sa->sa_family == AF_INET6 &&
+	     setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, sizeof(v6only))) ||
+	    bind(fd, sa, len) || listen(fd, SOMAXCONN)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
 /**
  * ex_http_start() - listen on an address, serve scrapes from the loop
- * @listen: "ADDRESS:PORT"
+ * @l:      where (options' -l)
  * @scrape: fills a scrape's body
  * @ctx:    its first argument
  *
- * Returns the endpoint, or NULL after saying why.
+ * Says on stderr where it listens, with the port it got.
+ *
+ * Return: the endpoint, or NULL after saying why.
  */
 struct ex_http *ex_http_start(const struct ex_listen *l, ex_scrape_fn scrape,
 			      void *ctx)
 {
 	struct ex_http *h;
-	unsigned int flags = MHD_USE_EPOLL;
+	char name[INET6_ADDRSTRLEN + 16];
+	int fd = listen_on(l);
 
+	if (fd < 0) {
+		fprintf(stderr, "%s: cannot listen on %s: %s (in use, or not an address of this host?)\n",
+			program_invocation_short_name, l->text, strerror(-fd));
+		return NULL;
+	}
 	h = kt_realloc(NULL, 1, sizeof(*h));
 	memset(h, 0, sizeof(*h));
 	h->scrape = scrape;
 	h->ctx = ctx;
-	if (l->addr.ss_family == AF_INET6)
-		flags |= MHD_USE_IPv6;
-	h->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h,
-		MHD_OPTION_SOCK_ADDR, &l->addr,
+	h->daemon = MHD_start_daemon(MHD_USE_EPOLL, 0, NULL, NULL, on_request, h,
+		MHD_OPTION_LISTEN_SOCKET, fd,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)EX_HTTP_HEADER_BYTES,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)EX_HTTP_CONNECTIONS,
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)EX_HTTP_PER_ADDRESS,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)EX_HTTP_IDLE_S,
 		MHD_OPTION_END);
 	if (!h->daemon) {
-		fprintf(stderr, "%s: cannot listen on %s: %m (in use, or not an address of this host?)\n",
+		fprintf(stderr, "%s: cannot serve HTTP on %s: %m\n",
 			program_invocation_short_name, l->text);
+		close(fd);
 		free(h);
 		return NULL;
 	}
+	sock_name(fd, name, sizeof(name));
+	fprintf(stderr, "%s: listening on http://%s/metrics%s\n",
+		program_invocation_short_name, name,
+		l->dual ? (name[0] == '[' ? " (every address, IPv4 and IPv6)" :
+			   " (every address: IPv4 only, this host has no IPv6)") : "");
 	return h;
 }
 

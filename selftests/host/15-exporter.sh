@@ -93,7 +93,8 @@ exec {fd}<> "/dev/tcp/127.0.0.1/$port" && printf 'GET /met' >&$fd
 assert_eq "after all that: still serving, 200" 200 "$(http "$url/metrics")"
 exec {fd}>&-
 check "... and alive" kill -0 "$pid"
-assert_eq "... and nothing on stderr" "" "$(cat "$tmp/http.err")"
+assert_eq "... and nothing on stderr but where it listens" \
+	"klp-exporter: listening on http://127.0.0.1:$port/metrics" "$(cat "$tmp/http.err")"
 kill "$pid"
 wait "$pid"
 assert_eq "SIGTERM: exit 0" 0 "$?"

@@ -79,7 +79,14 @@ static bool has_body(struct MHD_Connection *c, size_t upload_size)
 	       (len && strcmp(len, "0"));
 }
 
-/* Answered at the first call, with the headers: a body is never read. */
+/*
+ * libmicrohttpd calls this first with the headers only, then again once
+ * the request is whole.  Another method than GET or HEAD, or a body
+ * announced, is refused at the first call, the body unread (libmicrohttpd then closes the connection: the rest of the
+ * stream is the body's); anything else is answered at the second, when
+ * the request is complete and the connection can stay open for the next
+ * one (keep-alive, as Prometheus scrapes, and pipelined requests).
+ */
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 				  const char *url, const char *method,
 				  const char *version, const char *upload_data,
@@ -95,6 +102,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	if (has_body(c, *upload_data_size))
 		return refuse(c, MHD_HTTP_CONTENT_TOO_LARGE,
 			      "a scrape has no body\n");
+	if (!*req_cls) {
+		*req_cls = h;	/* the headers seen */
+		return MHD_YES;
+	}
 	if (strcmp(url, "/metrics"))
 		return refuse(c, MHD_HTTP_NOT_FOUND,
 			      "not found: klp-exporter serves /metrics only\n");

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # klp-exporter's HTTP endpoint on loopback: where it listens (the port it
 # got for port 0, said on stderr; ":PORT" and "[::]:PORT" every address,
-# IPv4 and IPv6).
+# IPv4 and IPv6); connections kept alive between requests, and pipelined
+# requests each answered, in order.
 . "$(dirname "$0")/../lib.sh"
 ktap_start "klp-exporter: the HTTP endpoint"
 
@@ -57,4 +58,25 @@ if [ -e /proc/net/if_inet6 ]; then
 		"$line|$(listens $pid)"
 	kill $pid
 fi
+
+# keep-alive and pipelining, on one exporter
+start 127.0.0.1:0
+url=http://127.0.0.1:$port/metrics
+assert_eq "two GETs by one curl: one connection (kept alive)" "1 0 " \
+	"$(curl -s -m 5 -o /dev/null -o /dev/null -w '%{num_connects} ' "$url" "$url")"
+req() {	# req METHOD PATH [HEADER]: one request, as Prometheus sends it
+	printf '%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/openmetrics-text;version=1.0.0\r\n%b\r\n' \
+		"$1" "$2" "${3:+$3\r\n}"
+}
+# four requests in one write, the last asking to close: every answer,
+# in order, the bodies framed (each OpenMetrics body ends "# EOF")
+exec {fd}<> "/dev/tcp/127.0.0.1/$port"
+{ req GET /metrics; req HEAD /metrics; req GET /nope; req GET /metrics "Connection: close"; } >&$fd
+timeout 5 cat <&$fd > "$tmp/pipelined"
+rc=$?
+exec {fd}>&-
+assert_eq "four pipelined requests on one connection: four answers in order, then closed" \
+	"0: 200 200 404 200" "$rc:$(grep -a '^HTTP/1.1 ' "$tmp/pipelined" | awk '{ printf " %s", $2 }')"
+assert_eq "... two bodies of metrics (GET, not HEAD), each whole" 2 "$(grep -ac '^# EOF' "$tmp/pipelined")"
+kill $pid
 ktap_finish

@@ -15,7 +15,6 @@
  * the klp:* tracepoints), not klp.ko, so they stay attached while the
  * core is unloaded and loaded again.
  */
-#include <argp.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -32,13 +31,7 @@
 #define EX_RETRY_NS	(KT_NSEC_PER_SEC)	/* look for the core again */
 
 struct klp_exporter {
-	/* options */
-	const char *listen;		/* NULL: no HTTP */
-	const char *textfile;		/* NULL: none */
-	int interval;			/* seconds between textfile writes */
-	bool once;
-	enum ex_format once_format;
-	bool verbose;
+	struct ex_options opt;
 	/* the core */
 	bool attached;			/* to the klp:* tracepoints */
 	bool up;			/* the core there and its state read */
@@ -60,102 +53,6 @@ struct klp_exporter {
 
 /* Process-wide by nature: what the signal handler sets. */
 static volatile sig_atomic_t exiting;
-
-const char *argp_program_version = "klp-exporter 0.1";
-const char argp_program_doc[] =
-"Serve the klp live patching core's state and counters as Prometheus\n"
-"metrics: over HTTP (GET /metrics), as a node_exporter textfile, or both.\n"
-"\n"
-"USAGE: klp-exporter [-l ADDRESS:PORT] [--no-http] [-t FILE] [-i SECONDS]\n"
-"                    [--once [--format FORMAT]] [-v]\n"
-"\n"
-"The HTTP endpoint listens on " EX_DEFAULT_LISTEN " (loopback) unless -l says\n"
-"otherwise.  Needs what klptop needs: root, or CAP_BPF, CAP_PERFMON and\n"
-"read access to debugfs klp/state.\n"
-"\n"
-"EXAMPLES:\n"
-"    klp-exporter                          # http://127.0.0.1:9873/metrics\n"
-"    klp-exporter -l 0.0.0.0:9873          # reachable from other hosts\n"
-"    klp-exporter --no-http -t /var/lib/prometheus/node-exporter/klp.prom\n"
-"    klp-exporter --once --format text | promtool check metrics\n";
-
-enum {
-	OPT_NO_HTTP = 0x100,
-	OPT_ONCE,
-	OPT_FORMAT,
-};
-
-static const struct argp_option opts[] = {
-	{ "listen", 'l', "ADDRESS:PORT", 0, "Serve HTTP here (default " EX_DEFAULT_LISTEN ")", 0 },
-	{ "no-http", OPT_NO_HTTP, NULL, 0, "No HTTP endpoint (with -t)", 0 },
-	{ "textfile", 't', "FILE", 0, "Also write the metrics to FILE (node_exporter's textfile collector: a .prom file), replaced atomically", 0 },
-	{ "interval", 'i', "SECONDS", 0, "Seconds between textfile writes, default 15", 0 },
-	{ "once", OPT_ONCE, NULL, 0, "Print the metrics once to stdout and exit", 0 },
-	{ "format", OPT_FORMAT, "FORMAT", 0, "With --once: openmetrics (default) or text", 0 },
-	{ "verbose", 'v', NULL, 0, "Verbose debug output (libbpf)", 0 },
-	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
-	{},
-};
-
-static error_t parse_arg(int key, char *arg, struct argp_state *state)
-{
-	struct klp_exporter *x = state->input;
-	char *end;
-	long v;
-
-	switch (key) {
-	case 'h':
-		argp_state_help(state, stderr, ARGP_HELP_STD_HELP);
-		break;
-	case 'l':
-		x->listen = arg;
-		break;
-	case OPT_NO_HTTP:
-		x->listen = NULL;
-		break;
-	case 't':
-		x->textfile = arg;
-		break;
-	case 'i':
-		errno = 0;
-		v = strtol(arg, &end, 10);
-		if (errno || end == arg || *end || v < 1 || v > 86400) {
-			fprintf(stderr, "invalid interval: %s (1 to 86400 seconds)\n", arg);
-			argp_usage(state);
-		}
-		x->interval = v;
-		break;
-	case OPT_ONCE:
-		x->once = true;
-		break;
-	case OPT_FORMAT:
-		if (!strcmp(arg, "openmetrics")) {
-			x->once_format = EX_OPENMETRICS;
-		} else if (!strcmp(arg, "text")) {
-			x->once_format = EX_TEXT;
-		} else {
-			fprintf(stderr, "invalid format: %s (openmetrics, text)\n", arg);
-			argp_usage(state);
-		}
-		break;
-	case 'v':
-		x->verbose = true;
-		break;
-	case ARGP_KEY_ARG:
-		fprintf(stderr, "unrecognized argument: %s\n", arg);
-		argp_usage(state);
-		break;
-	case ARGP_KEY_END:
-		if (!x->once && !x->listen && !x->textfile) {
-			fprintf(stderr, "--no-http needs -t FILE: nothing to serve\n");
-			argp_usage(state);
-		}
-		break;
-	default:
-		return ARGP_ERR_UNKNOWN;
-	}
-	return 0;
-}
 
 static void sig_handler(int sig)
 {
@@ -388,49 +285,13 @@ static void scrape(void *ctx, enum ex_format fmt, struct strbuf *b)
 
 /* --- the textfile --------------------------------------------------------- */
 
-static int write_all(int fd, const char *s, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, s, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		s += n;
-		len -= n;
-	}
-	return 0;
-}
-
-/*
- * A reader sees the old file or the new one, never a part: written to a
- * temporary name in the same directory (not *.prom, which node_exporter
- * would read), flushed, then renamed over the file.
- */
+/* The metrics, as node_exporter's textfile collector reads them. */
 static int write_textfile(struct klp_exporter *x)
 {
-	char tmp[4096];
-	int fd, err;
-
 	x->text.len = 0;
 	scrape(x, EX_TEXT, &x->text);
-	if (snprintf(tmp, sizeof(tmp), "%s.%d.tmp", x->textfile,
-		     (int)getpid()) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	err = write_all(fd, x->text.s ? x->text.s : "", x->text.len);
-	if (!err && fsync(fd))
-		err = -errno;
-	if (close(fd) && !err)
-		err = -errno;
-	if (!err && rename(tmp, x->textfile))
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	return err;
+	return ex_textfile_write(x->opt.textfile, x->text.s ? x->text.s : "",
+				 x->text.len);
 }
 
 static void textfile_tick(struct klp_exporter *x)
@@ -444,7 +305,7 @@ static void textfile_tick(struct klp_exporter *x)
 	x->totals.errors++;
 	if (!x->said_textfile_error)
 		fprintf(stderr, "%s: cannot write %s: %s\n",
-			program_invocation_short_name, x->textfile,
+			program_invocation_short_name, x->opt.textfile,
 			strerror(-err));
 	x->said_textfile_error = true;
 }
@@ -453,15 +314,15 @@ static void textfile_tick(struct klp_exporter *x)
 
 static int run(struct klp_exporter *x)
 {
-	unsigned long long step = x->interval * KT_NSEC_PER_SEC;
-	unsigned long long next = now_ns();
+	unsigned long long step = x->opt.interval * KT_NSEC_PER_SEC;
+	unsigned long long next = now_ns() + step;	/* main() wrote once */
 
 	while (!exiting) {
 		struct pollfd pfd[2];
 		int n = 0, ev = -1, timeout_ms = 1000;
 		unsigned long long now;
 
-		if (x->textfile) {
+		if (x->opt.textfile) {
 			now = now_ns();
 			if (now >= next) {
 				textfile_tick(x);
@@ -498,24 +359,15 @@ static int run(struct klp_exporter *x)
 
 int main(int argc, char **argv)
 {
-	static const struct argp argp = {
-		.options = opts,
-		.parser = parse_arg,
-		.doc = argp_program_doc,
-	};
 	struct sigaction sa = { .sa_handler = sig_handler };
 	struct klp_exporter *x;
 	int err = 0;
 
 	x = kt_realloc(NULL, 1, sizeof(*x));
 	memset(x, 0, sizeof(*x));
-	x->listen = EX_DEFAULT_LISTEN;
-	x->interval = 15;
-	err = argp_parse(&argp, argc, argv, 0, NULL, x);
-	if (err)
-		return err;
+	ex_options_parse(&x->opt, argc, argv);
 	x->libbpf_print = libbpf_set_print(NULL);
-	if (x->verbose)
+	if (x->opt.verbose)
 		x->libbpf_print = kt_bpf_print_all;
 	libbpf_set_print(x->libbpf_print);
 	signal(SIGPIPE, SIG_IGN);
@@ -529,14 +381,24 @@ int main(int argc, char **argv)
 		err = x->last_err;
 		goto out;
 	}
-	if (x->once) {
-		scrape(x, x->once_format, &x->text);
-		err = write_all(STDOUT_FILENO, x->text.s ? x->text.s : "",
-				x->text.len);
+	if (x->opt.once) {
+		scrape(x, x->opt.once_format, &x->text);
+		err = ex_write_all(STDOUT_FILENO, x->text.s ? x->text.s : "",
+				   x->text.len);
 		goto out;
 	}
-	if (x->listen) {
-		x->http = ex_http_start(x->listen, scrape, x);
+	/* a textfile that cannot be written is a bad -t: said, exit 1 */
+	if (x->opt.textfile) {
+		err = write_textfile(x);
+		if (err) {
+			fprintf(stderr, "%s: cannot write %s: %s\n",
+				program_invocation_short_name, x->opt.textfile,
+				strerror(-err));
+			goto out;
+		}
+	}
+	if (x->opt.http) {
+		x->http = ex_http_start(&x->opt.listen, scrape, x);
 		if (!x->http) {
 			err = -EADDRNOTAVAIL;
 			goto out;

@@ -12,14 +12,16 @@
  *                           that is reloaded, never sends a counter back)
  *                           and the metrics text in both formats
  *   klp-exporter_http.c     the HTTP endpoint (libmicrohttpd): GET /metrics
- *   klp-exporter.c          options, the core coming and going, the loop,
- *                           the textfile for node_exporter
+ *   klp-exporter_textfile.c the textfile for node_exporter, replaced whole
+ *   klp-exporter_options.c  the command line, checked whole
+ *   klp-exporter.c          the core coming and going, the loop
  */
 #ifndef _KLP_EXPORTER_H
 #define _KLP_EXPORTER_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/socket.h>
 #include "klptop.h"
 #include "strbuf.h"
 
@@ -30,6 +32,27 @@ enum ex_format {
 	EX_OPENMETRICS,		/* application/openmetrics-text 1.0.0 */
 	EX_TEXT,		/* text/plain 0.0.4: node_exporter's textfiles */
 };
+
+/* Where the HTTP endpoint listens (-l), parsed. */
+struct ex_listen {
+	const char *text;		/* as given */
+	struct sockaddr_storage addr;
+	socklen_t addr_len;
+	bool dual;			/* IPv6's any: IPv4 too */
+};
+
+struct ex_options {
+	bool http;			/* the HTTP endpoint, on listen */
+	struct ex_listen listen;
+	const char *textfile;		/* NULL: none */
+	int interval;			/* seconds between textfile writes */
+	bool once;
+	enum ex_format once_format;
+	bool verbose;
+	unsigned int given;		/* which options were */
+};
+
+void ex_options_parse(struct ex_options *o, int argc, char **argv);
 
 /*
  * A counter family: one value per label set, kept in a search tree
@@ -82,11 +105,16 @@ struct ex_http;
 /* Fills b with the metrics in fmt for one scrape. */
 typedef void (*ex_scrape_fn)(void *ctx, enum ex_format fmt, struct strbuf *b);
 
-struct ex_http *ex_http_start(const char *listen, ex_scrape_fn scrape,
+struct ex_http *ex_http_start(const struct ex_listen *l, ex_scrape_fn scrape,
 			      void *ctx);
 int ex_http_fd(const struct ex_http *h);
 int ex_http_timeout_ms(const struct ex_http *h, int max_ms);
 void ex_http_run(struct ex_http *h);
 void ex_http_stop(struct ex_http *h);
+
+/* --- the textfile (klp-exporter_textfile.c) ------------------------------- */
+
+int ex_write_all(int fd, const char *s, size_t len);
+int ex_textfile_write(const char *path, const char *s, size_t len);
 
 #endif /* _KLP_EXPORTER_H */

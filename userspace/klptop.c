@@ -129,7 +129,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case 'h':
-		argp_state_help(state, stderr, ARGP_HELP_STD_HELP);
+		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);	/* as --help */
 		break;
 	case 'C':
 		k->view.noclear = true;

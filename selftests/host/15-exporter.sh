@@ -6,7 +6,9 @@
 # 0.0.4 text promtool checks, or OpenMetrics ending "# EOF"), refuses any
 # other path (404), method (405), a body (413) or oversized headers (431)
 # and keeps serving; the textfile is replaced by rename, never rewritten
-# in place, and leaves no temporary file; bad options are refused by name;
+# in place, and leaves no temporary file; one that cannot be written at
+# start is a bad -t (exit 1), later it is said once; bad options, and
+# options given outside their mode, are refused by name (exit 64);
 # make install puts a systemd unit that systemd-analyze verifies.
 . "$(dirname "$0")/../lib.sh"
 ktap_start "klp-exporter: HTTP, textfile and options, without the core"
@@ -91,7 +93,8 @@ exec {fd}<> "/dev/tcp/127.0.0.1/$port" && printf 'GET /met' >&$fd
 assert_eq "after all that: still serving, 200" 200 "$(http "$url/metrics")"
 exec {fd}>&-
 check "... and alive" kill -0 "$pid"
-assert_eq "... and nothing on stderr" "" "$(cat "$tmp/http.err")"
+assert_eq "... and nothing on stderr but where it listens" \
+	"klp-exporter: listening on http://127.0.0.1:$port/metrics" "$(cat "$tmp/http.err")"
 kill "$pid"
 wait "$pid"
 assert_eq "SIGTERM: exit 0" 0 "$?"
@@ -125,10 +128,24 @@ assert_eq "... SIGTERM: exit 0, nothing on stderr" "0:" "$?:$(cat "$tmp/tf.err")
 "$x" --no-http -t "$tmp/nodir/klp.prom" -i 1 2> "$tmp/nodir.err" &
 pid=$!
 pids+=($pid)
-check "an unwritable textfile: said on stderr, naming it" \
-	wait_until 10 grep -q "cannot write $tmp/nodir/klp.prom" "$tmp/nodir.err"
+check "a textfile that cannot be written at start: exit 1 within 10 s" \
+	wait_until 10 eval '! kill -0 $pid 2>/dev/null'
+kill "$pid" 2>/dev/null	# still running: the check failed, end it
+wait "$pid"
+assert_eq "... exit 1, naming the file and why" \
+	"1 klp-exporter: cannot write $tmp/nodir/klp.prom: No such file or directory" \
+	"$? $(cat "$tmp/nodir.err")"
+# one that goes later: said once, counted, and the exporter keeps going
+mkdir "$tmp/later"
+"$x" --no-http -t "$tmp/later/klp.prom" -i 1 2> "$tmp/later.err" &
+pid=$!
+pids+=($pid)
+wait_until 10 test -s "$tmp/later/klp.prom" || not_ok "the textfile in $tmp/later is written"
+rm -rf "$tmp/later"
+check "a textfile that cannot be written later: said on stderr, naming it" \
+	wait_until 10 grep -q "cannot write $tmp/later/klp.prom" "$tmp/later.err"
 sleep 2
-assert_eq "... once, not every interval" 1 "$(grep -c 'cannot write' "$tmp/nodir.err")"
+assert_eq "... once, not every interval" 1 "$(grep -c 'cannot write' "$tmp/later.err")"
 check "... and it keeps running" kill -0 "$pid"
 kill "$pid"
 
@@ -148,19 +165,31 @@ check "... the rules installed beside it" test -s "$tmp/root/usr/local/share/klp
 bad() {	# bad LABEL WANT-IN-STDERR ARGS...
 	local label=$1 want=$2 rc
 	shift 2
-	"$x" "$@" > /dev/null 2> "$tmp/bad.err"
+	# a refusal is at once: 5 s bounds one that is not
+	timeout 5 "$x" "$@" > /dev/null 2> "$tmp/bad.err"
 	rc=$?
 	assert_eq "$label: refused, naming it" "64 yes" \
 		"$rc $(grep -qF -- "$want" "$tmp/bad.err" && echo yes || head -c 300 "$tmp/bad.err")"
 }
 bad "--no-http without -t" "--no-http needs -t FILE" --no-http
-bad "-i 0" "invalid interval: 0" -i 0 --once
-bad "--format yaml" "invalid format: yaml" --once --format yaml
-bad "a positional argument" "unrecognized argument: 5" 5
-"$x" -l nonsense 2> "$tmp/bad.err"
-assert_eq "-l without a port: exit 1, how to say it" "1 yes" \
-	"$? $(grep -q "cannot listen on 'nonsense': give ADDRESS:PORT" "$tmp/bad.err" && echo yes || cat "$tmp/bad.err")"
-"$x" -l "localhost:$port" 2> "$tmp/bad.err"
-assert_eq "-l with a host name: exit 1 (addresses only)" "1 yes" \
-	"$? $(grep -q "cannot listen on 'localhost:$port'" "$tmp/bad.err" && echo yes || cat "$tmp/bad.err")"
+bad "-i 0" "klp-exporter: invalid interval: 0 (1 to 86400 seconds)" -i 0 -t "$tmp/never.prom"
+bad "--format yaml" "klp-exporter: invalid format: yaml" --once --format yaml
+bad "a positional argument" "klp-exporter: unrecognized argument: 5" 5
+bad "-l without a port" "klp-exporter: -l nonsense: give ADDRESS:PORT, e.g. 127.0.0.1:9873" -l nonsense
+bad "-l with a host name (addresses only)" \
+	"klp-exporter: -l localhost:$port: 'localhost' is not an IPv4 address" -l "localhost:$port"
+bad "-l with a port over 65535" \
+	"klp-exporter: -l 127.0.0.1:99999: port out of range (1-65535, or 0 for any)" -l 127.0.0.1:99999
+bad "-l with a negative port" "klp-exporter: -l 127.0.0.1:-1: '-1' is not a port number" -l 127.0.0.1:-1
+bad "-l with nothing after the colon" "klp-exporter: -l 127.0.0.1:: no port after the ':'" -l 127.0.0.1:
+bad "-l [bogus]:1: names the text that is not an address" \
+	"klp-exporter: -l [bogus]:1: 'bogus' is not an IPv6 address" -l '[bogus]:1'
+bad "-l with IPv6 out of brackets" "klp-exporter: -l ::1:9873: an IPv6 address goes in brackets" -l ::1:9873
+bad "--format without --once" "klp-exporter: --format goes with --once only" --format text
+bad "-l with --once" "klp-exporter: -l does not go with --once" --once -l "127.0.0.1:$port"
+bad "-t with --once" "klp-exporter: -t does not go with --once" --once -t "$tmp/never.prom"
+bad "-i without -t" "klp-exporter: -i goes with -t only" -i 5
+bad "-l with --no-http" "klp-exporter: -l and --no-http: one or the other" \
+	--no-http -l "127.0.0.1:$port" -t "$tmp/never.prom"
+check "... and none of them wrote the textfile it named" test ! -e "$tmp/never.prom"
 ktap_finish

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * klp-exporter_textfile.c - the textfile for node_exporter, replaced whole
+ *
+ * node_exporter's textfile directory may be writable by other users, and
+ * the exporter runs as root: nothing it writes there may be a name
+ * someone could have planted first.  The new text goes to a file this
+ * process made itself (mkstemp(): a random name, O_CREAT | O_EXCL, so a
+ * planted symlink or file is never opened), named .FILE.XXXXXX (not
+ * *.prom, which node_exporter would read half written); it is made
+ * readable by all whatever the umask (node_exporter runs as its own
+ * user), flushed to disk, then renamed over FILE.  rename() replaces the
+ * name FILE itself, a symlink too, never what it points to: a reader sees
+ * the old file or the new one, never a part, and nothing outside the
+ * directory is ever written.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "klp-exporter.h"
+
+#define EX_TEXTFILE_MODE	0644
+
+/**
+ * ex_write_all() - write all of a buffer, through short writes and EINTR
+ * @fd:  to
+ * @s:   the bytes
+ * @len: how many
+ *
+ * Return: 0, or -errno.
+ */
+int ex_write_all(int fd, const char *s, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, s, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		s += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* ".FILE.XXXXXX" beside FILE, for mkstemp(); NULL if too long */
+static char *temp_template(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dir = slash ? (size_t)(slash - path) + 1 : 0;
+	size_t len = strlen(path);
+	char *t;
+
+	if (len > 4000)
+		return NULL;
+	t = kt_realloc(NULL, 1, len + sizeof("..XXXXXX"));
+	memcpy(t, path, dir);
+	sprintf(t + dir, ".%s.XXXXXX", path + dir);
+	return t;
+}
+
+/**
+ * ex_textfile_write() - replace a file with a text, atomically and safely
+ * @path: the file (its directory must exist)
+ * @s:    the text
+ * @len:  its length
+ *
+ * Return: 0, or -errno (nothing is left behind then).
+ */
+int ex_textfile_write(const char *path, const char *s, size_t len)
+{
+	char *tmp = temp_template(path);
+	int fd, err;
+
+	if (!tmp)
+		return -ENAMETOOLONG;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		free(tmp);
+		return err;
+	}
+	err = fchmod(fd, EX_TEXTFILE_MODE) ? -errno : 0;
+	if (!err)
+		err = ex_write_all(fd, s, len);
+	if (!err && fsync(fd))
+		err = -errno;
+	if (close(fd) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	free(tmp);
+	return err;
+}

@@ -13,11 +13,25 @@
 # on that kernel, with the modules rebuilt for it, counted in the same
 # closing line.
 #
-# Usage: selftests/run.sh [NAME-PATTERN]   e.g. selftests/run.sh stack
+# Usage: selftests/run.sh [NAME-PATTERN...]   e.g. selftests/run.sh stack deferred
+# (every group whose name contains one of them; none: every group)
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-pattern=${1:-}
+patterns=("$@")
+# the harness's own test (host/04-harness) points these elsewhere
+host_dir=${KLP_HOST_TESTS:-$top/selftests/host}
+guest_dir=${KLP_GUEST_TESTS:-$top/selftests/tests}
+boot=${KLP_GUEST_BOOT:-$top/selftests/guest/boot.sh}
+# wanted NAME: no pattern given, or NAME contains one of them
+wanted() {
+	local p
+	[ ${#patterns[@]} = 0 ] && return 0
+	for p in "${patterns[@]}"; do
+		[[ $1 == *$p* ]] && return 0
+	done
+	return 1
+}
 passed=0
 failed=0
 skipped=0
@@ -58,10 +72,10 @@ plan() {
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
 
-for t in "$top"/selftests/host/*.sh; do
+for t in "$host_dir"/*.sh; do
 	[ -e "$t" ] || continue
 	name=host/$(basename "$t" .sh)
-	[[ -z $pattern || $name == *$pattern* ]] || continue
+	wanted "$name" || continue
 	echo "# ---- $name"
 	groups=$((groups + 1))
 	"$t" 2>&1 | tee "$log/out"
@@ -73,15 +87,28 @@ for t in "$top"/selftests/host/*.sh; do
 	fi
 done
 
-# guest GROUP-SCRIPT NAME [KVER]: run one guest group and count it
-guest() {
-	local t=$1 name=$2 kver=${3:-${KVER:-}} args tmo accel rc planned gport
+# Guest groups run in the background, two at a time where the machine
+# allows it: a group on single-threaded TCG (# klp-accel: tcg,thread=single)
+# keeps one host core busy, any other may keep both, so it takes both
+# slots (KLP_GUEST_SLOTS, default 2 on a host with two cores or more, 1
+# runs one group at a time).  Each group's output is shown whole when it
+# ends, then counted; its own guest keeps its isolation, and a crash
+# fails that group alone, by name.
+slots=${KLP_GUEST_SLOTS:-$( [ "$(nproc)" -ge 2 ] && echo 2 || echo 1)}
+free=$slots
+declare -A job_name job_weight job_t0 job_out
+
+# guest_run GROUP-SCRIPT NAME KVER OUT: boot one group's guest, output to
+# OUT, boot.sh's status to OUT.rc (a background job)
+guest_run() {
+	local t=$1 name=$2 kver=$3 out=$4 args tmo accel gport rc
 	args=$(sed -n 's/^# klp-boot-args: //p' "$t")
 	tmo=$(sed -n 's/^# klp-timeout: //p' "$t")
 	# a debug kernel (make check-debug) runs everything several times slower
 	tmo=$(( ${tmo:-600} * ${KLP_TIMEOUT_SCALE:-1} ))
 	accel=$(sed -n 's/^# klp-accel: //p' "$t")
 	gport=$(sed -n 's/^# klp-host-prometheus: //p' "$t")
+	exec > "$out" 2>&1
 	echo "# ---- $name${args:+ (kernel args: $args)}"
 	local KLP_HOSTFWD= KLP_PROM_ARGS= pdir=
 	if [ -n "$gport" ]; then
@@ -89,36 +116,82 @@ guest() {
 		pdir=$(mktemp -d)
 		if ! eval "$("$top/selftests/guest/prometheus.sh" start "$pdir" "$gport" $((tmo + 300)))"; then
 			echo "not ok - $name: the host's Prometheus starts"
-			failed=$((failed + 1)); failures+=("$name: the host's Prometheus did not start")
 			"$top/selftests/guest/prometheus.sh" stop "$pdir"
+			echo prometheus > "$out.rc"
 			return
 		fi
 		args+="${args:+ }$KLP_PROM_ARGS"
 	fi
 	KVER=$kver KLP_ACCEL=${accel:-${KLP_ACCEL:-auto}} KLP_HOSTFWD=$KLP_HOSTFWD \
-		"$top/selftests/guest/boot.sh" -t "$tmo" ${args:+-a "$args"} "$t" 2>&1 | tee "$log/out"
-	rc=${PIPESTATUS[0]}
+		KLP_GUEST_WEIGHT=$5 \
+		"$boot" -t "$tmo" ${args:+-a "$args"} "$t"
+	rc=$?
 	[ -n "$pdir" ] && "$top/selftests/guest/prometheus.sh" stop "$pdir"
-	count "$name" "$log/out"
-	plan "$name" "$log/out"
+	echo "$rc" > "$out.rc"
+}
+
+# guest_count NAME OUT: show one finished group's output and count it
+guest_count() {
+	local name=$1 out=$2 rc planned
+	cat "$out"
+	rc=$(cat "$out.rc" 2>/dev/null || echo 3)
+	if [ "$rc" = prometheus ]; then
+		failed=$((failed + 1)); failures+=("$name: the host's Prometheus did not start")
+		return
+	fi
+	count "$name" "$out"
+	plan "$name" "$out"
 	planned=$?
 	if [ "$rc" != 0 ]; then
 		# the guest script's own failures are counted; a crash is one more
 		# (a script that died without results is already a plan failure)
-		if [ "$rc" -ge 2 ] || { [ "$planned" = 0 ] && ! grep -qE '^not ok' "$log/out"; }; then
+		if [ "$rc" -ge 2 ] || { [ "$planned" = 0 ] && ! grep -qE '^not ok' "$out"; }; then
 			echo "not ok - $name: guest failed (boot.sh exit $rc)"
 			failed=$((failed + 1)); failures+=("$name: guest failed (exit $rc)")
 		fi
 	fi
 }
 
-for t in "$top"/selftests/tests/*.sh; do
+# guest_reap: wait for one running group, show and count it
+guest_reap() {
+	local pid
+	wait -n -p pid "${!job_name[@]}"
+	echo "# ---- ${job_name[$pid]}: $((SECONDS - job_t0[$pid])) s"
+	guest_count "${job_name[$pid]}" "${job_out[$pid]}"
+	free=$((free + job_weight[$pid]))
+	unset "job_name[$pid]" "job_weight[$pid]" "job_t0[$pid]" "job_out[$pid]"
+}
+
+# guest GROUP-SCRIPT NAME [KVER]: start one guest group once its slots
+# are free
+guest() {
+	local t=$1 name=$2 kver=${3:-${KVER:-}} weight=$slots pid out
+	grep -qx '# klp-accel: tcg,thread=single' "$t" && weight=1
+	while [ "$free" -lt "$weight" ]; do
+		guest_reap
+	done
+	out=$(mktemp "$log/group.XXXXXX")
+	guest_run "$t" "$name" "$kver" "$out" "$weight" &
+	pid=$!
+	job_name[$pid]=$name job_weight[$pid]=$weight job_t0[$pid]=$SECONDS job_out[$pid]=$out
+	free=$((free - weight))
+}
+
+# guest_drain: wait for every running group
+guest_drain() {
+	while [ ${#job_name[@]} -gt 0 ]; do
+		guest_reap
+	done
+}
+
+for t in "$guest_dir"/*.sh; do
 	[ -e "$t" ] || continue
 	name=guest/$(basename "$t" .sh)
-	[[ -z $pattern || $name == *$pattern* ]] || continue
+	wanted "$name" || continue
 	groups=$((groups + 1))
 	guest "$t" "$name"
 done
+guest_drain
 
 # The second kernel: the named groups again, on the modules rebuilt for it.
 also=${KLP_ALSO_KVER:-}
@@ -127,8 +200,8 @@ if [ -n "$also" ] && [ "$also" != "${KVER:-}" ]; then
 	echo "# ==== the same groups on $also: $also_groups"
 	if make -s -C "$top" all KVER="$also" > "$log/build" 2>&1; then
 		for g in $also_groups; do
-			t=$top/selftests/tests/$g.sh
-			[[ -z $pattern || guest/$g == *$pattern* ]] || continue
+			t=$guest_dir/$g.sh
+			wanted "guest/$g" || continue
 			if [ ! -e "$t" ]; then
 				echo "not ok - no group $g for $also"
 				failed=$((failed + 1)); failures+=("$also: no group $g")
@@ -137,6 +210,7 @@ if [ -n "$also" ] && [ "$also" != "${KVER:-}" ]; then
 			groups=$((groups + 1))
 			guest "$t" "guest@$also/$g" "$also"
 		done
+		guest_drain
 	else
 		tail -n 30 "$log/build"
 		echo "not ok - build for $also"
@@ -147,8 +221,8 @@ if [ -n "$also" ] && [ "$also" != "${KVER:-}" ]; then
 fi
 
 if [ "$groups" = 0 ]; then
-	echo "not ok - no group matches '$pattern' (see selftests/host/ and selftests/tests/)"
-	failed=$((failed + 1)); failures+=("no group matches '$pattern'")
+	echo "not ok - no group matches '${patterns[*]}' (see selftests/host/ and selftests/tests/)"
+	failed=$((failed + 1)); failures+=("no group matches '${patterns[*]}'")
 fi
 
 echo

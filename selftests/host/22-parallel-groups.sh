@@ -1,0 +1,73 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# selftests/run.sh runs two guest groups at once only where that costs
+# nothing: two on single-threaded TCG overlap, any other group runs alone;
+# every group is counted once, its output shown whole, a crash fails that
+# group alone and names it.  Driven with a fake boot script (no guest).
+. "$(dirname "$0")/../lib.sh"
+ktap_start "run.sh: guest groups two at a time where they fit"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/host" "$tmp/tests"
+# fake boot.sh: logs "start|end NAME SECONDS.NS", prints a TAP group of two
+# lines with a pause between them, exits as the group's script says
+cat > "$tmp/boot" <<'FAKE'
+#!/bin/bash
+t=${*: -1}
+n=$(basename "$t" .sh)
+echo "start $n $(date +%s.%N) $KLP_GUEST_WEIGHT" >> "$KLP_FAKE_LOG"
+echo "TAP version 13"
+echo "ok 1 - $n first"
+sleep 1.5
+echo "ok 2 - $n second"
+echo "1..2"
+echo "end $n $(date +%s.%N)" >> "$KLP_FAKE_LOG"
+exit "$(sed -n 's/^# exit: //p' "$t")"
+FAKE
+chmod +x "$tmp/boot"
+group() {	# group NAME ACCEL EXIT
+	printf '#!/bin/bash\n%s# exit: %s\n' "${2:+# klp-accel: $2
+}" "$3" > "$tmp/tests/$1.sh"
+}
+group a-st1 tcg,thread=single 0
+group b-st2 tcg,thread=single 0
+group c-mt "" 0
+group d-st3 tcg,thread=single 0
+group e-st4 tcg,thread=single 3
+out=$(KLP_HOST_TESTS=$tmp/host KLP_GUEST_TESTS=$tmp/tests KLP_GUEST_BOOT=$tmp/boot \
+	KLP_FAKE_LOG=$tmp/log KLP_ALSO_KVER= KLP_GUEST_SLOTS=2 "$KLP_TOP/selftests/run.sh" 2>&1)
+rc=$?
+
+# overlap X Y: their runs overlapped in time
+overlap() {
+	awk -v x="$1" -v y="$2" '$1 == "start" { s[$2] = $3 } $1 == "end" { e[$2] = $3 }
+		END { exit !(s[x] < e[y] && s[y] < e[x]) }' "$tmp/log"
+}
+check "two single-threaded groups run at once (a, b)" overlap a-st1 b-st2
+check "so do the next two (d, e)" overlap d-st3 e-st4
+for g in a-st1 b-st2 d-st3 e-st4; do
+	check "the multi-threaded group runs alone: not beside $g" eval '! overlap c-mt $g'
+done
+assert_eq "weights: 1 for single-threaded groups, 2 for the other" \
+	"a-st1 1 b-st2 1 c-mt 2 d-st3 1 e-st4 1" \
+	"$(awk '$1 == "start" { print $2, $4 }' "$tmp/log" | sort | paste -sd' ')"
+# each group's lines are together: its header, TAP line, its 2 results
+whole=0
+for g in a-st1 b-st2 c-mt d-st3 e-st4; do
+	grep -A3 -x "# ---- guest/$g" <<< "$out" | grep -c "^ok [12] - $g " | grep -qx 2 && whole=$((whole + 1))
+done
+assert_eq "every group's output shown whole, after its header" 5 "$whole"
+check "every group's time is said" eval \
+	'[ "$(grep -cE "^# ---- guest/[a-e]-[a-z0-9]+: [0-9]+ s$" <<< "$out")" = 5 ]'
+check "the crash fails that group alone, by name" \
+	grep -qx 'not ok - guest/e-st4: guest failed (boot.sh exit 3)' <<< "$out"
+assert_eq "closing line: every result counted once" "10 passed, 1 failed" "$(tail -n 1 <<< "$out")"
+assert_eq "run.sh exits non-zero" 1 "$rc"
+
+# one slot: one group at a time, in order
+: > "$tmp/log"
+KLP_HOST_TESTS=$tmp/host KLP_GUEST_TESTS=$tmp/tests KLP_GUEST_BOOT=$tmp/boot \
+	KLP_FAKE_LOG=$tmp/log KLP_ALSO_KVER= KLP_GUEST_SLOTS=1 "$KLP_TOP/selftests/run.sh" > /dev/null 2>&1
+check "KLP_GUEST_SLOTS=1: no two groups at once" eval '! overlap a-st1 b-st2 && ! overlap d-st3 e-st4'
+ktap_finish

@@ -123,7 +123,7 @@ guest_run() {
 		args+="${args:+ }$KLP_PROM_ARGS"
 	fi
 	KVER=$kver KLP_ACCEL=${accel:-${KLP_ACCEL:-auto}} KLP_HOSTFWD=$KLP_HOSTFWD \
-		KLP_GUEST_WEIGHT=$5 \
+		KLP_GUEST_WEIGHT=$(( $5 < slots ? 1 : 2 )) \
 		"$boot" -t "$tmo" ${args:+-a "$args"} "$t"
 	rc=$?
 	[ -n "$pdir" ] && "$top/selftests/guest/prometheus.sh" stop "$pdir"
@@ -166,7 +166,8 @@ guest_reap() {
 # are free
 guest() {
 	local t=$1 name=$2 kver=${3:-${KVER:-}} weight=$slots pid out
-	grep -qx '# klp-accel: tcg,thread=single' "$t" && weight=1
+	# (with one slot, every guest has the machine to itself)
+	[ "$slots" -ge 2 ] && grep -qx '# klp-accel: tcg,thread=single' "$t" && weight=1
 	while [ "$free" -lt "$weight" ]; do
 		guest_reap
 	done

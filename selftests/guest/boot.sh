@@ -36,7 +36,9 @@ kver=${KVER:-$("$top/scripts/kver.sh")} || exit 2
 kdir=$top/build/kernel/$kver
 [ -f "$kdir/.done" ] || "$top/scripts/guest-kernel.sh" "$kver" || exit 2
 vmlinuz=$kdir/root/boot/vmlinuz-$kver
-modtree=$kdir/root/lib/modules/$kver
+# the guest's stage 1 binds the tree from the host root by its path: no
+# symlink in it (a worktree's build/kernel may link to a shared one)
+modtree=$(realpath "$kdir/root/lib/modules/$kver")
 gdir=$top/build/guest
 mkdir -p "$gdir"
 

@@ -2,15 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0
 # klp-timeout: 900
 # klp-accel: tcg,thread=single
+# klp-min-results: 27
 # Stress: every CPU calls klp_target_a in a tight kernel loop while three
 # patches are enabled, disabled, stacked and unstacked 1000 times in random
 # order, klptop's BPF counters and perf stat attached throughout.  Every
 # call must land on the func of an enabled patch, the original only while
-# no patch is enabled (no original entry between two transitions that leave
-# a patch enabled); the BPF counts per winner must equal the calls that got
-# that winner's value, and with the original entries the calls made; perf
-# must count exactly what BPF counted.  boot.sh fails the group on any
-# WARN/BUG/oops.
+# no patch is enabled: no original entry between two transitions that leave
+# a patch enabled, nor during a transition from one enabled set to another
+# (the switch itself), and in phase 1 none at all over the whole run; the
+# BPF counts per winner must equal the calls that got that winner's value,
+# and with the original entries the calls made; perf must count exactly
+# what BPF counted.  boot.sh fails the group on any WARN/BUG/oops.
 #
 # Phase 1 keeps p1 enabled (the func_stack never empties); phase 2 toggles
 # all three, so the ftrace_ops is registered and unregistered under the
@@ -90,25 +92,35 @@ all_called() {
 # toggle_random N PATCHES...: at least N random enable/disable flips, one
 # sysfs write each (the state is tracked here, not read back), and more
 # (up to 10N) until every CPU's worker has called: a niced worker sharing
-# its CPU with this loop can otherwise be starved through all N.  Prints
-# the flips, the failed writes and the original entries seen between two
-# writes while a patch stayed enabled.
+# its CPU with this loop can otherwise be starved through all N.  The
+# original's entries are read right before and right after each write, so
+# the reads cut the whole run into the times between two writes and the
+# writes themselves (the switches): the original must not run in a time
+# between writes that leaves a patch enabled, nor in a write from one
+# enabled set to another.  Prints the flips, the failed writes and the
+# original entries seen where it must not run.
 declare -A state
 toggle_random() {
-	local n=$1 i p failed=0 leaked=0 after=0 any
+	local n=$1 i p failed=0 leaked=0 last any before
 	shift
 	local pool=("$@")
 	for p in 1 2 3; do state[$p]=$(patch_enabled klp_test_p$p); done
+	read_entered
+	last=$ENTERED
 	for ((i = 0; ; i++)); do
 		any=$((state[1] | state[2] | state[3]))
 		read_entered
-		[ $any = 1 ] && [ $i -gt 0 ] && leaked=$((leaked + ENTERED - after))
+		[ $any = 1 ] && leaked=$((leaked + ENTERED - last))
+		last=$ENTERED
 		[ $i -ge $n ] && { all_called || [ $i -ge $((n * 10)) ]; } && break
+		before=$any
 		p=${pool[RANDOM % ${#pool[@]}]}
 		state[$p]=$((1 - state[$p]))
 		echo ${state[$p]} > "$KLP_SYSFS/klp_test_p$p/enabled" || failed=$((failed + 1))
+		any=$((state[1] | state[2] | state[3]))
 		read_entered
-		after=$ENTERED
+		[ $before = 1 ] && [ $any = 1 ] && leaked=$((leaked + ENTERED - last))
+		last=$ENTERED
 	done
 	echo $i $failed $leaked
 }
@@ -139,11 +151,14 @@ check_phase() {
 		"$((bpf + ENTERED - e0))"
 }
 
-# run_phase NAME LEAK-TEXT PATCHES...: 500 random transitions of PATCHES
-# under the calls, perf counting beside klptop, then every check.
+# run_phase NAME LEAK-TEXT ALWAYS PATCHES...: 500 random transitions of
+# PATCHES under the calls, perf counting beside klptop, then every check;
+# ALWAYS=1: a patch stays enabled throughout, so the original's entry
+# count must not move at all from before the callers start to after they
+# stopped.
 run_phase() {
-	local name=$1 leak_text=$2 e0 t0 flips failed leaked
-	shift 2
+	local name=$1 leak_text=$2 always=$3 e0 t0 flips failed leaked
+	shift 3
 	read_entered
 	e0=$ENTERED
 	bpf_counts > $work/bpf.before
@@ -157,6 +172,11 @@ run_phase() {
 	assert_eq "$name: every CPU's worker called to the end and exited 0" "" "${WORKERS_BAD% }"
 	assert_eq "$name: every transition write succeeded" 0 "$failed"
 	assert_eq "$name: $leak_text" 0 "$leaked"
+	if [ "$always" = 1 ]; then
+		read_entered
+		assert_eq "$name: the original was never entered, over the whole run" 0 \
+			"$((ENTERED - e0))"
+	fi
 	check_phase "$name" "$CALLS" "$e0" $work/bpf.before
 	read_entered
 	assert_eq "$name: perf counted exactly the redirected calls" "$((CALLS - ENTERED + e0))" \
@@ -165,9 +185,9 @@ run_phase() {
 
 # Phase 1: p1 stays enabled; p2 and p3 stack and unstack over it.
 check "p1 enabled" set_enabled klp_test_p1 1
-run_phase "phase 1" "the original never ran (p1 enabled throughout)" 2 3
+run_phase "phase 1" "the original never ran, between or during the switches" 1 2 3
 # Phase 2: all three, so the stack also empties and refills.
-run_phase "phase 2" "the original ran only while no patch was enabled" 1 2 3
+run_phase "phase 2" "the original ran only while no patch was enabled" 0 1 2 3
 
 # Final state matches the last writes.
 want=""

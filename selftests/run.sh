@@ -6,7 +6,10 @@
 # with one line "N passed, N failed" and exits non-zero on any failure.
 # A group whose TAP plan ("1..N") is missing or does not count its ok and
 # not ok lines failed too (it died, or lost results), and so does a
-# NAME-PATTERN that matches no group.
+# NAME-PATTERN that matches no group.  Each group declares in its header
+# how many results it gives at least (# klp-min-results: N, default 1),
+# counting ok and not ok lines that are not SKIPs: one that gives fewer
+# (it printed 1..0, skipped its checks, or stopped early) failed too.
 #
 # With KLP_ALSO_KVER set (make check sets it to the installed 6.12 when
 # KVER is the default), the groups named in KLP_ALSO_GROUPS then run again
@@ -69,6 +72,21 @@ plan() {
 	return 1
 }
 
+# minimum GROUP OUTPUT-FILE SCRIPT: at least the results the script's
+# "# klp-min-results: N" header promises (default 1), SKIPs not counted;
+# if not, one more failure (succeeds if the minimum held)
+minimum() {
+	local want got
+	want=$(sed -n 's/^# klp-min-results: \([0-9][0-9]*\)$/\1/p' "$3" | head -n 1)
+	want=${want:-1}
+	got=$(grep -E '^(not )?ok [0-9]+' "$2" | grep -cvE '^ok [0-9]+ .*# SKIP')
+	echo "# $1: $got results that are not SKIPs (at least $want)"
+	[ "$got" -ge "$want" ] && return 0
+	echo "not ok - $1: $got results that are not SKIPs, fewer than the $want its header promises (# klp-min-results)"
+	failed=$((failed + 1)); failures+=("$1: $got results, fewer than $want")
+	return 1
+}
+
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
 
@@ -82,6 +100,7 @@ for t in "$host_dir"/*.sh; do
 	rc=${PIPESTATUS[0]}
 	count "$name" "$log/out"
 	plan "$name" "$log/out" || continue	# a plan failure says enough
+	minimum "$name" "$log/out" "$t"
 	if [ "$rc" != 0 ] && ! grep -qE '^not ok' "$log/out"; then
 		failed=$((failed + 1)); failures+=("$name: exited $rc")
 	fi
@@ -96,7 +115,7 @@ done
 # fails that group alone, by name.
 slots=${KLP_GUEST_SLOTS:-$( [ "$(nproc)" -ge 2 ] && echo 2 || echo 1)}
 free=$slots
-declare -A job_name job_weight job_t0 job_out
+declare -A job_name job_weight job_t0 job_out job_script
 
 # guest_run GROUP-SCRIPT NAME KVER OUT: boot one group's guest, output to
 # OUT, boot.sh's status to OUT.rc (a background job)
@@ -130,9 +149,9 @@ guest_run() {
 	echo "$rc" > "$out.rc"
 }
 
-# guest_count NAME OUT: show one finished group's output and count it
+# guest_count NAME OUT SCRIPT: show one finished group's output and count it
 guest_count() {
-	local name=$1 out=$2 rc planned
+	local name=$1 out=$2 script=$3 rc planned
 	cat "$out"
 	rc=$(cat "$out.rc" 2>/dev/null || echo 3)
 	if [ "$rc" = prometheus ]; then
@@ -142,6 +161,7 @@ guest_count() {
 	count "$name" "$out"
 	plan "$name" "$out"
 	planned=$?
+	[ "$planned" = 0 ] && minimum "$name" "$out" "$script"
 	if [ "$rc" != 0 ]; then
 		# the guest script's own failures are counted; a crash is one more
 		# (a script that died without results is already a plan failure)
@@ -157,9 +177,9 @@ guest_reap() {
 	local pid
 	wait -n -p pid "${!job_name[@]}"
 	echo "# ---- ${job_name[$pid]}: $((SECONDS - job_t0[$pid])) s"
-	guest_count "${job_name[$pid]}" "${job_out[$pid]}"
+	guest_count "${job_name[$pid]}" "${job_out[$pid]}" "${job_script[$pid]}"
 	free=$((free + job_weight[$pid]))
-	unset "job_name[$pid]" "job_weight[$pid]" "job_t0[$pid]" "job_out[$pid]"
+	unset "job_name[$pid]" "job_weight[$pid]" "job_t0[$pid]" "job_out[$pid]" "job_script[$pid]"
 }
 
 # guest GROUP-SCRIPT NAME [KVER]: start one guest group once its slots
@@ -175,6 +195,7 @@ guest() {
 	guest_run "$t" "$name" "$kver" "$out" "$weight" &
 	pid=$!
 	job_name[$pid]=$name job_weight[$pid]=$weight job_t0[$pid]=$SECONDS job_out[$pid]=$out
+	job_script[$pid]=$t
 	free=$((free - weight))
 }
 

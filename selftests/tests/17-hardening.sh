@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # klp-accel: tcg,thread=single
 # klp-boot-args: idle=halt
+# klp-min-results: 42
 # Failures that would pass silently, each refused or handled at its root:
 # kernel.ftrace_enabled, a module still in its init, __init functions, a
 # disabled patch that cannot resolve, a patch module whose init fails with

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# klp-min-results: 26
 # System states (core/state.c), after the scenarios of upstream's
 # test-state.sh, written anew.  klp_test_state (version 1),
 # klp_test_state2 (version 1, replace) and klp_test_state3 (version 2,

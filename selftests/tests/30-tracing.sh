@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # klp-timeout: 600
 # klp-accel: tcg,thread=single
+# klp-min-results: 51
 # The klp:* tracepoints through perf, bpftrace and klp-trace, each run as
 # the one-liner doc/tracing.md shows (extracted from its "Tracing klp with perf
 # and bpftrace" section, markers <!-- oneliner:NAME -->):

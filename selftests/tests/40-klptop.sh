@@ -15,6 +15,7 @@
 # stack in its first interval after every transition, and the same totals
 # as the map.
 # klp-timeout: 540
+# klp-min-results: 109
 . "$(dirname "$0")/../lib.sh"
 ktap_start "klptop: BPF redirection counters and --json"
 

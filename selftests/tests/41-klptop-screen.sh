@@ -6,6 +6,7 @@
 # the transition footer; the screen is cleared each refresh; s cycles the
 # sort, p pauses, q quits.  Then -C, -r, -p and -f through a pipe.
 # klp-timeout: 300
+# klp-min-results: 28
 . "$(dirname "$0")/../lib.sh"
 ktap_start "klptop: the screen, in a terminal"
 

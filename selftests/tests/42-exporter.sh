@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # klp-host-prometheus: 9873
 # klp-timeout: 600
+# klp-min-results: 44
 # klp-exporter in the guest, scraped every second by a real Prometheus on
 # the host (run.sh starts it, loopback only; QEMU forwards a host port to
 # the exporter's 9873), queried back over Prometheus' HTTP API: started

@@ -14,7 +14,8 @@
 # With KLP_ALSO_KVER set (make check sets it to the installed 6.12 when
 # KVER is the default), the groups named in KLP_ALSO_GROUPS then run again
 # on that kernel, with the modules rebuilt for it, counted in the same
-# closing line.
+# closing line.  With KLP_ALSO_KVER=missing (make check without a 6.12
+# kernel's headers) that pass is one failure, not silence.
 #
 # Usage: selftests/run.sh [NAME-PATTERN...]   e.g. selftests/run.sh stack deferred
 # (every group whose name contains one of them; none: every group)
@@ -217,6 +218,11 @@ guest_drain
 
 # The second kernel: the named groups again, on the modules rebuilt for it.
 also=${KLP_ALSO_KVER:-}
+if [ "$also" = missing ]; then
+	echo "not ok - the second kernel's pass: no 6.12 headers installed ($("$top/scripts/kver.sh" 6.12 2>&1 >/dev/null))"
+	failed=$((failed + 1)); failures+=("no second kernel (6.12) to run on")
+	also=
+fi
 also_groups=${KLP_ALSO_GROUPS:-10-core 11-stack 12-deferred 13-symbols 14-builtin 15-reloc 17-hardening 18-ibt 19-shadow 20-sympos 21-callbacks 22-replace 23-state 24-batch 30-tracing 40-klptop 42-exporter}
 if [ -n "$also" ] && [ "$also" != "${KVER:-}" ]; then
 	echo "# ==== the same groups on $also: $also_groups"

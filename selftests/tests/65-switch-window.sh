@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # klp-timeout: 600
+# klp-min-results: 14
 # The first guarantee under real parallelism: a switch between winners never
 # lets the original run.  p1 stays enabled on klp_target_a and _b, so their
 # func_stacks never empty and no switch rewrites kernel text: that runs on
@@ -10,6 +11,10 @@
 # push and pop order, each sysfs write checked).  The original's entry
 # count must not move at all, and every value a call got must be that of a
 # patch enabled at some point (1001, 2001, 3001; never the original's 100).
+# The switches are counted by the core itself (histogram triggers on its
+# klp_func_push and klp_func_pop events for klp_target_a, by the depth
+# they leave: never 0), and every caller must have completed whole call
+# loops between the first switch and the last.
 . "$(dirname "$0")/../lib.sh"
 ktap_start "switch window: stacking under parallel calls never runs the original"
 
@@ -29,13 +34,26 @@ assert_eq "p1 alone on klp_target_a's stack" "1001 1/1" \
 
 # The switcher on CPU 0, one caller on each other CPU.
 taskset -pc 0 $$ > /dev/null || bail "switcher pinned to CPU 0"
+# The core's pushes and pops on klp_target_a, by the depth they leave.
+# Comm recording off first: its scheduler hooks are no text to rewrite
+# under multi-threaded TCG (lib.sh).
+trace_no_comm || bail "comm recording off"
+for ev in push pop; do
+	echo 'hist:keys=depth if func == "klp_target_a"' \
+		> "$TRACEFS/events/klp/klp_func_$ev/trigger" || bail "a histogram on klp_func_$ev"
+done
+# depths EVENT: "depth:count ..." the histogram counted, by depth
+depths() {
+	awk '$1 == "{" && $2 == "depth:" { printf "%s:%s ", $3, $6 }' \
+		"$TRACEFS/events/klp/klp_func_$1/hist" | sed 's/ $//'
+}
 e0=$(entered a)
 echo > "$KLP_TARGET/values"
 callers=()
 for ((cpu = 1; cpu < ncpu; cpu++)); do
 	taskset -c $cpu bash -c "n=0; while [ ! -e $work/stop ]; do
-		echo 'a $LOOP' > $KLP_TARGET/call || exit 1; n=\$((n + 1)); done
-		echo \$n > $work/n.$cpu" &
+		echo 'a $LOOP' > $KLP_TARGET/call || exit 1; n=\$((n + 1))
+		echo \$n > $work/n.$cpu; done" &
 	callers+=($!)
 done
 # pinned: each caller's affinity list (taskset sets it right after the fork)
@@ -58,6 +76,19 @@ sw() {
 	switches=$((switches + 1))
 }
 
+# loops: each caller's completed call loops so far (none before its first
+# file; read again when caught between the file's truncation and write)
+loops() {
+	local cpu v
+	for ((cpu = 1; cpu < ncpu; cpu++)); do
+		v=
+		[ -e "$work/n.$cpu" ] || v=0
+		until [ -n "$v" ]; do v=$(< "$work/n.$cpu"); done
+		printf '%s ' "$v"
+	done
+}
+seq0=$(cat /sys/kernel/debug/klp/seq)
+loops0=$(loops)
 t0=$SECONDS
 for ((r = 0; r < ROUNDS; r++)); do
 	# push over p1, push over p2, pop the top, pop the top back to p1
@@ -66,6 +97,8 @@ for ((r = 0; r < ROUNDS; r++)); do
 	sw 3 1; sw 2 1; sw 3 0; sw 2 0
 done
 elapsed=$((SECONDS - t0))
+loops1=$(loops)
+seq1=$(cat /sys/kernel/debug/klp/seq)
 touch "$work/stop"
 cfail=0
 for p in "${callers[@]}"; do wait "$p" || cfail=$((cfail + 1)); done
@@ -75,9 +108,25 @@ calls=""
 for ((cpu = 1; cpu < ncpu; cpu++)); do calls+="$(cat "$work/n.$cpu" 2> /dev/null) "; done
 diag "$switches switches in $elapsed s; call loops of $LOOP per CPU 1..$((ncpu - 1)): $calls"
 diag "values: $(paste -sd' ' <<< "$hist")"
+pushes=$(depths push)
+pops=$(depths pop)
+diag "the core's events: pushes $pushes; pops $pops; seq $seq0 -> $seq1"
+diag "call loops completed per CPU 1..$((ncpu - 1)) by the first switch: $loops0; by the last: $loops1"
+for ev in push pop; do
+	echo '!hist:keys=depth if func == "klp_target_a"' > "$TRACEFS/events/klp/klp_func_$ev/trigger"
+done
 
 assert_eq "all $switches switch writes succeeded" 0 "$failed"
-check "at least 1000 switches" test "$switches" -ge 1000
+core_switches=$(awk '{ for (i = 1; i <= NF; i++) { split($i, a, ":"); s += a[2] } } END { print s + 0 }' <<< "$pushes $pops")
+check "the core switched klp_target_a's winner at least 1000 times ($core_switches pushes and pops)" \
+	test "$core_switches" -ge 1000
+assert_eq "one push or pop on klp_target_a per switch write" "$switches" "$core_switches"
+assert_eq "the pushes left depths 2 and 3, the pops 2 and 1 (never 0), $((ROUNDS * 2)) each" \
+	"2:$((ROUNDS * 2)) 3:$((ROUNDS * 2))|1:$((ROUNDS * 2)) 2:$((ROUNDS * 2))" \
+	"$(tr ' ' '\n' <<< "$pushes" | sort -n | paste -sd' ')|$(tr ' ' '\n' <<< "$pops" | sort -n | paste -sd' ')"
+check "every caller completed whole call loops during the switches" eval \
+	'paste <(tr " " "\n" <<< "${loops0% }") <(tr " " "\n" <<< "${loops1% }") |
+	 awk -v want=$((ncpu - 1)) "\$2 - \$1 >= 2 { n++ } END { exit n != want }"'
 assert_eq "every caller's writes to the call file succeeded" 0 "$cfail"
 check "the callers made calls on every CPU but the switcher's" \
 	eval '[ "$(wc -w <<< "$calls")" = $((ncpu - 1)) ] && ! grep -qw 0 <<< "$calls"'

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# klp-min-results: 14
 # Indirect Branch Tracking: on an IBT kernel (CONFIG_X86_KERNEL_IBT,
 # Debian's 6.12) an indirect call must land on an ENDBR64, and once IBT is
 # on the kernel seals the ENDBR of functions it never takes the address
@@ -8,7 +9,10 @@
 # ENDBR64 (read here from /proc/kcore), or be sealed and called through an
 # ftrace trampoline (core/tramp.c); a function with neither is refused at
 # load (the fault build's call_check= names one more function to call).
-# Without IBT everything is called directly and nothing is refused.
+# Without IBT everything is called directly and nothing is refused.  With
+# IBT, at least one of them must be sealed and go through its trampoline:
+# a kernel where none does would leave the trampolines untested, a
+# failure, not silence.
 . "$(dirname "$0")/../lib.sh"
 ktap_start "IBT: the core calls through pointers only what starts with ENDBR64"
 
@@ -71,6 +75,7 @@ check "the fault build unloads" rmmod klp
 dmesg_mark
 check "the core loads" klp_insmod klp
 # What the core calls through a pointer (core/symbols.c, klp_resolve_call()).
+tramps=0
 for fn in kallsyms_lookup_name kallsyms_on_each_match_symbol \
 	  module_kallsyms_on_each_symbol find_module __module_address text_poke \
 	  ftrace_location; do
@@ -82,6 +87,7 @@ for fn in kallsyms_lookup_name kallsyms_on_each_match_symbol \
 		assert_eq "$fn: no IBT, called directly" direct "$how"
 	elif [ "$bytes" = "$SEALED" ]; then
 		assert_eq "$fn: sealed ENDBR64, called through its trampoline" trampoline "$how"
+		[ "$how" = trampoline ] && tramps=$((tramps + 1))
 	else
 		assert_eq "$fn: starts with ENDBR64, called directly" "$ENDBR direct" "$bytes $how"
 	fi
@@ -92,7 +98,11 @@ assert_eq "and wins" "this has been live patched" "$(cat /proc/cmdline)"
 check "the target and a patch for it load (module symbols)" \
 	eval 'klp_insmod klp_test_target && klp_insmod klp_test_p1'
 assert_eq "p1 wins" "1001 1002" "$(target a) $(target b)"
-if [ $ibt = y ] && grep -q klp_tramp "$TRACEFS/enabled_functions"; then
+if [ $ibt = y ]; then
+	check "IBT: at least one function the core calls is sealed and goes through its trampoline ($tramps)" \
+		test "$tramps" -gt 0
+	check "the trampolines are hooked (enabled_functions)" \
+		grep -q klp_tramp "$TRACEFS/enabled_functions"
 	dmesg_mark
 	err=$({ echo 0 > /proc/sys/kernel/ftrace_enabled; } 2>&1)
 	check "ftrace_enabled=0 refused while the trampolines are hooked" \

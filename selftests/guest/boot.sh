@@ -193,19 +193,26 @@ elif [ ! -f "$res/rc" ]; then
 elif [ "$(cat "$res/rc")" != 0 ]; then
 	verdict=1 why="guest script exited $(cat "$res/rc")"
 fi
-# The guest saves dmesg last thing before powering off, after the script's
+# The guest streams the kernel log (kmsg) from before the script starts
+# until it saves dmesg, last thing before powering off, after the script's
 # leftovers are killed and the kernel settled: a late WARN, hung task or
-# RCU stall is in it.  The console's kernel lines (timestamped) too: a
-# panic leaves no dmesg.
+# RCU stall is in it, and so is one the ring buffer lost on the way (a
+# WARN flooded out by later messages: host/04-harness).  The console's
+# kernel lines (timestamped) too: a panic leaves no dmesg, and the console
+# prints only up to loglevel 3 (no WARN).
 log=$res/dmesg
 [ -s "$log" ] || log=$res/console
 kernel_bad='WARNING:|BUG:|Oops|Kernel panic|general protection fault|Call Trace:|INFO: rcu|blocked for more than|soft lockup'
-bad=$( { cat "$res/dmesg" 2>/dev/null
+bad=$( { cat "$res/kmsg" "$res/dmesg" 2>/dev/null
 	 grep -E '\[ *[0-9]+\.[0-9]{6}\] ' "$res/console" 2>/dev/null
-       } | grep -E "$kernel_bad" | head -n 20)
+       } | grep -E "$kernel_bad" | awk '!seen[$0]++' | head -n 20)
 if [ -n "$bad" ]; then
 	[ "$verdict" = 0 ] && verdict=2
 	why="${why:+$why; }kernel warned, oopsed, stalled or panicked"
+fi
+if [ -e "$res/kmsg-ended" ]; then
+	[ "$verdict" = 0 ] && verdict=2
+	why="${why:+$why; }the guest's kernel log stream ended early (what it missed is unknown)"
 fi
 if [ "$verdict" != 0 ]; then
 	echo "boot: FAILED: $why (results in $res)" >&2

@@ -5,6 +5,9 @@
 # save its output, exit status and dmesg to the results share, power off.
 # After the script: kill what it left running, let the kernel settle, and
 # save dmesg last, so that a late WARN, hung task or RCU stall is in it.
+# The whole kernel log also streams to the results share from the start
+# (kmsg), so that a report the ring buffer has lost by the end (a WARN
+# flooded out by later messages) is still there for boot.sh to find.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root TERM=${KLP_TERM:-linux}
 res=/tmp/klp-results
@@ -20,6 +23,11 @@ hostname klp-guest
 # loopback, as on any host: tools listen on 127.0.0.1 (klp-exporter)
 ip link set lo up
 cd "$KLP_TOP" || exit 1
+
+# The kernel log from its first record on, as it comes (dmesg --follow
+# reads /dev/kmsg, skipping past records overwritten before it read them).
+stdbuf -oL dmesg --follow > "$res/kmsg" 2>&1 &
+kmsgpid=$!
 
 # KLP_SCRIPT may carry arguments, encoded with ',' for spaces by boot.sh.
 read -r -a cmd <<< "${KLP_SCRIPT//,/ }"
@@ -43,8 +51,9 @@ dmesg > "$res/dmesg.script"
 # ps, ps, tee, zombies and kernel threads (kthreadd, pid 2, and children)
 leftovers() {
 	ps -e -o pid=,ppid=,stat=,comm=,args= > /tmp/klp-ps
-	awk -v self="$BASHPID" -v tee="${teepid:-0}" '$1 != 1 && $1 != 2 && $2 != 2 &&
-		$1 != self && $1 != tee && $3 !~ /^Z/ && $4 != "ps"' /tmp/klp-ps
+	awk -v self="$BASHPID" -v tee="${teepid:-0}" -v kmsg="$kmsgpid" \
+		'$1 != 1 && $1 != 2 && $2 != 2 && $1 != self && $1 != tee &&
+		 $1 != kmsg && $3 !~ /^Z/ && $4 != "ps"' /tmp/klp-ps
 }
 # What the script left behind (background jobs, tracers, setsid'd
 # children): TERM, then KILL, then the output is complete.
@@ -64,6 +73,14 @@ fi
 # let late reports (a WARN from deferred work, an RCU stall) come out
 sleep "${KLP_SETTLE:-2}"
 dmesg > "$res/dmesg"
+# the stream must have lasted to here: otherwise what it missed is unknown
+if kill -0 "$kmsgpid" 2>/dev/null; then
+	kill "$kmsgpid"
+	wait "$kmsgpid" 2>/dev/null
+else
+	echo "klp-guest: the kernel log stream (dmesg --follow) ended early" > /dev/console
+	touch "$res/kmsg-ended"
+fi
 # Power off with reboot(2), from a child this shell waits for: the call
 # does not return, and once it has begun the root is gone (6.11+ resets
 # virtio devices in device_shutdown(); 9p with them).  sysrq 'o' would

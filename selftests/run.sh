@@ -116,7 +116,7 @@ done
 # fails that group alone, by name.
 slots=${KLP_GUEST_SLOTS:-$( [ "$(nproc)" -ge 2 ] && echo 2 || echo 1)}
 free=$slots
-declare -A job_name job_weight job_t0 job_out job_script
+declare -A job_name=() job_weight=() job_t0=() job_out=() job_script=()
 
 # guest_run GROUP-SCRIPT NAME KVER OUT: boot one group's guest, output to
 # OUT, boot.sh's status to OUT.rc (a background job)

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # klp-accel: tcg,thread=single
-# klp-min-results: 31
+# klp-min-results: 43
 # Single-threaded TCG: on 6.12 the builtin livepatch's transition rewrites
 # every cond_resched() call site (sched_dynamic_klp_enable()) while the
 # other CPUs run, which multi-threaded TCG mis-emulates (an "Oops: int3"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # klp-boot-args: nokaslr
-# klp-min-results: 18
+# klp-min-results: 22
 # Symbol resolution with the seed's rules, on a kernel at its link address
 # (nokaslr) so that old_addr hints are verified: a missing name, an
 # ambiguous name and a wrong old_addr each fail the registration with an

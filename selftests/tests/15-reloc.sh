@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# klp-min-results: 34
+# klp-min-results: 43
 # klp_reloc relocations (seed 003) on the 6.1 module layout: each supported
 # type written with the right value, object and external symbols, a slot in
 # read-only memory, a verified vmlinux val; broken ones refused.  A symbol

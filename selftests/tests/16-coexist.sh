@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # klp-timeout: 900
 # klp-accel: tcg,thread=single
-# klp-min-results: 49
+# klp-min-results: 51
 # Living next to the kernel's other ftrace users (scenarios after upstream's
 # test-kprobe.sh, test-ftrace.sh and test-syscall.sh, written for klp):
 #  - a kprobe event (no post_handler) and the function tracer on a patched

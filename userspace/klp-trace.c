@@ -158,8 +158,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			argp_usage(state);
 		}
 		break;
-	case 'h':
-		argp_state_help(state, stderr, ARGP_HELP_STD_HELP);
+	case 'h':		/* as --help: to stdout, exit 0 */
+		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
 		break;
 	case ARGP_KEY_ARG:
 		fprintf(stderr, "klp-trace: unexpected argument: %s\n", arg);

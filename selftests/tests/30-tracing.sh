@@ -204,6 +204,7 @@ hup=$!
 wait_until 120 hup_ready "$tmp/hup.out" || { diag "klp-trace (SIGHUP) not ready:"; show "$tmp/hup.out"; }
 check "klp-trace, SIGHUP: tracing in its instance" test -d "$TRACEFS/instances/klp-trace.$hup"
 kill -HUP "$hup"
+wait_until 60 eval "! kill -0 $hup 2> /dev/null" || { diag "klp-trace still runs 60 s after SIGHUP"; kill -KILL "$hup"; }
 check "klp-trace exits 0 on SIGHUP" wait "$hup"
 if [ -e "$TRACEFS/instances/klp-trace.$hup" ]; then
 	not_ok "klp-trace removed its instance on SIGHUP"

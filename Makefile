@@ -98,7 +98,7 @@ klp-exporter_ROOMS := klptop_model klptop_events klptop_counters klptop_attach \
 	klp-exporter_options
 klp-exporter_LIBS := snapshot strbuf
 klp-exporter_PKGS := libbpf libmicrohttpd
-klp-trace_ROOMS := klp-trace_format
+klp-trace_ROOMS := klp-trace_format klp-trace_instance
 klp-trace_LIBS := seqorder json strbuf ksyms
 klp-trace_PKGS := libtracefs libtraceevent
 

@@ -21,7 +21,7 @@ kver=${1:-${KVER:-}}
 pkgs=(
 	make gcc libc6-dev kmod cpio xz-utils zstd
 	qemu-system-x86 busybox-static
-	clang llvm libbpf-dev bpftool
+	clang llvm libbpf-dev bpftool libclang-rt-14-dev
 	libtraceevent-dev libtracefs-dev libelf-dev zlib1g-dev pkg-config
 	bpftrace linux-perf tmux dwarves dkms groff-base man-db bsdextrautils
 	prometheus libmicrohttpd-dev curl jq gnuplot-nox iproute2 systemd

@@ -3,11 +3,12 @@
  * klp-trace - follow the klp:* tracepoints of the klp live patching core
  *
  * The events are enabled in a private tracefs instance,
- * instances/klp-trace.<pid>, and read from its per-CPU raw buffers: the
- * top-level buffer and its event settings stay as they are, and two
- * readers never steal each other's events.  On exit the events are
- * disabled and the instance is removed.  libtraceevent parses each event's
- * format file (klp-trace_format.c prints each record from it).
+ * instances/klp-trace.<pid> (klp-trace_instance.c), and read from its
+ * per-CPU raw buffers.  However it ends (-c, -t, SIGINT, SIGTERM, SIGHUP
+ * when its terminal goes away, a closed pipe or another output error),
+ * the events are disabled and the instance is removed.  libtraceevent
+ * parses each event's format file (klp-trace_format.c prints each record
+ * from it).
  */
 #include <argp.h>
 #include <errno.h>
@@ -27,7 +28,6 @@
 #include "klp-trace.h"
 #include "seqorder.h"
 
-#define KLP_SYSTEM		"klp"
 #define KLP_REDIRECT		"klp_redirect"
 #define MAX_EVENTS		32
 #define POLL_NS			100000000ULL	/* 100 ms between buffer reads */
@@ -83,10 +83,9 @@ struct klp_trace {
 	struct tep_handle *tep;
 	struct klp_ksyms ksyms;
 	struct ev_format fmt;
-	struct tracefs_instance *instance;
+	struct trace_instance ti;
 	struct ev_info evs[MAX_EVENTS];
 	int nr_evs;
-	bool mono_clock;		/* record timestamps are CLOCK_MONOTONIC */
 	unsigned long long deadline_ns;	/* -t, CLOCK_MONOTONIC; 0: none */
 	long printed;
 	struct seq_order order;		/* transitions in the core's order */
@@ -94,7 +93,7 @@ struct klp_trace {
 	bool cmdlines_reloaded;
 };
 
-/* What the signal handler sets. */
+/* What the signal handler sets: the signal, and when it came. */
 static volatile sig_atomic_t exiting;
 static volatile unsigned long long signal_ns;
 
@@ -108,10 +107,9 @@ static unsigned long long now_ns(void)
 
 static void sig_handler(int sig)
 {
-	(void)sig;
 	/* clock_gettime() is async-signal-safe: events up to now still print. */
 	signal_ns = now_ns();
-	exiting = 1;
+	exiting = sig;
 }
 
 static long parse_positive(const char *arg, const char *what,
@@ -160,8 +158,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			argp_usage(state);
 		}
 		break;
-	case 'h':
-		argp_state_help(state, stderr, ARGP_HELP_STD_HELP);
+	case 'h':		/* as --help: to stdout, exit 0 */
+		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
 		break;
 	case ARGP_KEY_ARG:
 		fprintf(stderr, "klp-trace: unexpected argument: %s\n", arg);
@@ -277,7 +275,7 @@ static bool past_end(const struct klp_trace *t, unsigned long long ts)
 {
 	unsigned long long end = t->deadline_ns;
 
-	if (!t->mono_clock)
+	if (!t->ti.mono_clock)
 		return exiting || (t->deadline_ns && now_ns() >= t->deadline_ns);
 	if (exiting && (!end || signal_ns < end))
 		end = signal_ns;
@@ -367,95 +365,14 @@ static int handle_record(struct tep_event *event, struct tep_record *rec,
 
 /* --- setup and teardown ------------------------------------------------ */
 
-/* Whether the core's events are in tracefs: they go with klp.ko. */
-static bool klp_events_exist(void)
-{
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s/events/%s", tracefs_tracing_dir(),
-		 KLP_SYSTEM);
-	return !access(path, F_OK);
-}
-
-static int check_tracefs(void)
-{
-	const char *dir = NULL;
-
-	if (geteuid()) {
-		fprintf(stderr, "klp-trace: must be run as root (it creates a tracefs instance)\n");
-		return -1;
-	}
-	if (tracefs_tracing_dir_is_mounted(false, &dir) != 1) {
-		fprintf(stderr, "klp-trace: tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)\n");
-		return -1;
-	}
-	if (!klp_events_exist()) {
-		fprintf(stderr, "klp-trace: no %s/events/%s: is the klp core loaded? (insmod core/klp.ko)\n",
-			tracefs_tracing_dir(), KLP_SYSTEM);
-		return -1;
-	}
-	return 0;
-}
-
-static int setup_instance(struct klp_trace *t)
-{
-	char name[64];
-	int i;
-
-	snprintf(name, sizeof(name), "klp-trace.%d", getpid());
-	t->instance = tracefs_instance_create(name);
-	if (!t->instance) {
-		fprintf(stderr, "klp-trace: cannot create tracefs instance %s: %s\n",
-			name, strerror(errno));
-		return -1;
-	}
-	if (!tracefs_instance_is_new(t->instance)) {
-		fprintf(stderr, "klp-trace: tracefs instance %s already exists\n",
-			name);
-		tracefs_instance_free(t->instance);
-		t->instance = NULL;
-		return -1;
-	}
-
-	/* mono: ordered across CPUs and comparable with clock_gettime() */
-	t->mono_clock = tracefs_instance_file_write(t->instance, "trace_clock",
-						 "mono") > 0;
-	if (!t->mono_clock)
-		fprintf(stderr, "klp-trace: cannot set the mono trace clock; timestamps are the default clock's\n");
-
-	for (i = 0; i < t->nr_evs; i++) {
-		if (tracefs_event_enable(t->instance, KLP_SYSTEM,
-					 t->evs[i].event->name)) {
-			fprintf(stderr, "klp-trace: cannot enable %s:%s\n",
-				KLP_SYSTEM, t->evs[i].event->name);
-			return -1;
-		}
-		t->evs[i].enabled = true;
-	}
-	return 0;
-}
-
 static void cleanup(struct klp_trace *t)
 {
 	int i;
 
-	for (i = 0; i < t->nr_evs; i++) {
-		if (t->evs[i].enabled &&
-		    tracefs_event_disable(t->instance, KLP_SYSTEM,
-					  t->evs[i].event->name) &&
-		    klp_events_exist())
-			fprintf(stderr, "klp-trace: cannot disable %s:%s\n",
-				KLP_SYSTEM, t->evs[i].event->name);
+	ti_destroy(&t->ti, t->evs, t->nr_evs);
+	for (i = 0; i < t->nr_evs; i++)
 		ev_info_free(&t->evs[i]);
-	}
 	t->nr_evs = 0;
-	if (t->instance) {
-		if (tracefs_instance_destroy(t->instance))
-			fprintf(stderr, "klp-trace: cannot remove tracefs instance: %s\n",
-				strerror(errno));
-		tracefs_instance_free(t->instance);
-		t->instance = NULL;
-	}
 	if (t->tep)
 		tep_free(t->tep);
 	t->tep = NULL;
@@ -503,13 +420,16 @@ static void wait_next(const struct klp_trace *t)
 	nanosleep(&ts, NULL);
 }
 
-/* 0 on success; stdout going away (a closed pipe) is a normal end too */
+/*
+ * 0 on success; stdout going away is a normal end too: a closed pipe
+ * (EPIPE), or the terminal that hung up (EIO after SIGHUP)
+ */
 static int flush_output(struct klp_trace *t)
 {
 	if (fflush(stdout) == 0 && !ferror(stdout))
 		return 0;
 	t->done = true;
-	if (errno == EPIPE)
+	if (errno == EPIPE || (errno == EIO && exiting == SIGHUP))
 		return 0;
 	fprintf(stderr, "klp-trace: writing output: %s\n", strerror(errno));
 	return -1;
@@ -524,7 +444,7 @@ static int trace_loop(struct klp_trace *t)
 		/* the read after a signal or the deadline drains the buffers */
 		last = exiting || (t->deadline_ns && now_ns() >= t->deadline_ns);
 		t->cmdlines_reloaded = false;
-		if (tracefs_iterate_raw_events(t->tep, t->instance, NULL, 0,
+		if (tracefs_iterate_raw_events(t->tep, t->ti.tfs, NULL, 0,
 					       handle_record, t) < 0) {
 			fprintf(stderr, "klp-trace: reading the trace buffers: %s\n",
 				strerror(errno));
@@ -563,7 +483,7 @@ int main(int argc, char **argv)
 	if (err)
 		goto out;
 	err = 1;
-	if (check_tracefs())
+	if (ti_check_tracefs())
 		goto out;
 
 	t->tep = tracefs_local_events_system(NULL, systems);
@@ -576,14 +496,20 @@ int main(int argc, char **argv)
 	t->fmt.ksyms = &t->ksyms;
 	t->fmt.json = t->env.json;
 
-	/* no SA_RESTART: a signal must end the sleep between reads */
+	/*
+	 * No SA_RESTART: a signal must end the sleep between reads.  SIGHUP
+	 * is the terminal going away (a closed ssh session or tmux pane):
+	 * it ends the trace as Ctrl-C does, so the instance goes away.
+	 */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	/* a closed pipe shows up as EPIPE, so the instance still goes away */
 	signal(SIGPIPE, SIG_IGN);
 
-	if (select_events(t) || setup_instance(t) || setup_order(t))
+	if (select_events(t) || ti_create(&t->ti, t->evs, t->nr_evs) ||
+	    setup_order(t))
 		goto out;
 	if (t->env.duration)
 		t->deadline_ns = now_ns() + t->env.duration * NSEC_PER_SEC;

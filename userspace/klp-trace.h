@@ -2,8 +2,10 @@
 /*
  * klp-trace.h - klp-trace's rooms
  *
- *   klp-trace.c         options, the tracefs instance, the read loop, the
- *                       core's order (seqorder_lib.c)
+ *   klp-trace.c         options, signals, the read loop, the core's order
+ *                       (seqorder_lib.c)
+ *   klp-trace_instance.c  the private tracefs instance: checked, created
+ *                       with the events enabled, removed
  *   klp-trace_format.c  one record as a line of text or of JSON, every
  *                       field by name from the event's format file
  */
@@ -13,7 +15,11 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <event-parse.h>
+
+struct tracefs_instance;
 #include "ksyms.h"
+
+#define KLP_SYSTEM		"klp"
 
 /* One field of a selected event, with what we know about printing it. */
 struct ev_field {
@@ -36,6 +42,16 @@ struct ev_format {
 	struct klp_ksyms *ksyms;	/* addresses as symbols */
 	bool json;
 };
+
+/* The private tracefs instance, instances/klp-trace.<pid>. */
+struct trace_instance {
+	struct tracefs_instance *tfs;
+	bool mono_clock;		/* record timestamps are CLOCK_MONOTONIC */
+};
+
+int ti_check_tracefs(void);
+int ti_create(struct trace_instance *ti, struct ev_info *evs, int nr);
+void ti_destroy(struct trace_instance *ti, struct ev_info *evs, int nr);
 
 int ev_info_init(struct ev_info *ei, struct tep_event *event);
 void ev_info_free(struct ev_info *ei);

@@ -249,6 +249,9 @@ static void explain_snapshot_error(const struct kt_model *m, int err,
 	else if (err == -ENOENT)
 		fprintf(stderr, "%s: %s missing: is debugfs mounted? (mount -t debugfs none /sys/kernel/debug)\n",
 			me, path);
+	else if (err == -EPROTO && snap->bad_line && snap->bad_why[0])
+		fprintf(stderr, "%s: %s: line %zu: %s\n", me, path,
+			snap->bad_line, snap->bad_why);
 	else if (err == -EPROTO && snap->bad_line)
 		fprintf(stderr, "%s: %s: line %zu does not parse\n", me, path,
 			snap->bad_line);
@@ -258,6 +261,17 @@ static void explain_snapshot_error(const struct kt_model *m, int err,
 	else
 		fprintf(stderr, "%s: cannot read %s: %s (%d)\n", me, path,
 			strerror(-err), err);
+}
+
+/*
+ * A func below those already on its function's stack.  A func is on its
+ * stack once, and only on its own function's (kt_func_bind() made it one
+ * of fn's funcs), so depth <= nr_funcs <= cap whatever the file said.
+ */
+static void stack_append(struct kt_fn *fn, struct kt_func *f)
+{
+	if (kt_stack_index(fn, f) < 0)
+		fn->stack[fn->depth++] = f;
 }
 
 /* Mark everything unseen and empty every stack, for a reload. */
@@ -306,6 +320,7 @@ static void model_sweep(struct kt_model *m)
  *
  * Funcs keep their counts; funcs and patches that are gone are dropped.
  * The events numbered up to the file's seq are in the model from now on.
+ * A file that the parser refuses (snapshot.h) leaves the model as it was.
  * Returns 0, or -errno after saying why on stderr (unless m->quiet).
  */
 int kt_model_resync(struct kt_model *m)
@@ -346,7 +361,7 @@ int kt_model_resync(struct kt_model *m)
 		f = kt_func_bind(m, kt_patch_find(m, sf->patch, true), fn, sf->id);
 		f->seen = true;
 		if (sf->patched) {
-			fn->stack[fn->depth++] = f;
+			stack_append(fn, f);
 			if (sf->old_addr)
 				fn->old_addr = sf->old_addr;
 		}

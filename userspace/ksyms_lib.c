@@ -174,7 +174,8 @@ static void ksyms_load(struct klp_ksyms *ks)
 		nr++;
 	}
 	free(mods);
-	qsort(syms, nr, sizeof(*syms), ksym_cmp);
+	if (nr)		/* syms is NULL when none: qsort needs an array */
+		qsort(syms, nr, sizeof(*syms), ksym_cmp);
 
 	free(ks->syms);
 	free(ks->buf);

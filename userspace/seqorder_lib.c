@@ -143,7 +143,8 @@ int seq_order_flush(struct seq_order *o)
 {
 	int i, ret = 0;
 
-	qsort(o->held, o->nr_held, sizeof(*o->held), cmp_held);
+	if (o->nr_held)		/* held is NULL before the first: qsort needs an array */
+		qsort(o->held, o->nr_held, sizeof(*o->held), cmp_held);
 	for (i = 0; i < o->nr_held; i++) {
 		if (!ret)
 			ret = o->emit(o->held[i].text, o->held[i].len, o->ctx);

@@ -7,7 +7,10 @@
  * record per patch and one per (patch, object, function): a klp_func.
  * The funcs come sorted by object and function, each function's stack
  * winner first, funcs not on a stack last, so a caller can walk the
- * stacks in order.
+ * stacks in order.  Every name is whole (no longer than the tools hold,
+ * include/klp/uapi.h), and no patch, func or func id is listed twice:
+ * each (object, function) is one function, each (patch, function) one
+ * func on it, whatever the file said.
  */
 #ifndef _KLP_SNAPSHOT_H
 #define _KLP_SNAPSHOT_H
@@ -23,6 +26,7 @@ struct klp_snap_patch {
 	unsigned long long enabled_ns;	/* CLOCK_REALTIME of its enable; 0 */
 	int replace;			/* a replace patch */
 	char *replaced_by;		/* the patch that replaced it; NULL */
+	size_t line;			/* of its "patch" line */
 };
 
 struct klp_snap_func {
@@ -36,6 +40,7 @@ struct klp_snap_func {
 	unsigned int stack_depth;	/* funcs on that stack; 0 when not patched */
 	unsigned long long old_addr;	/* 0 while unresolved */
 	unsigned long long new_func;
+	size_t line;			/* of its "func" line */
 };
 
 struct klp_snapshot {
@@ -45,13 +50,16 @@ struct klp_snapshot {
 	struct klp_snap_func *funcs;
 	size_t nr_funcs;
 	size_t bad_line;		/* after -EPROTO: the line at fault */
+	char bad_why[512];		/* and what is wrong with it; "" if unsaid */
 };
 
 /*
  * Read path (NULL: KLP_STATE_PATH).  Returns 0, -ENOENT when there is no
  * such file (the core is not loaded, or debugfs not mounted), -EPROTO
- * when it does not parse or its stacks do not add up (bad_line says
- * where; 0 for the stacks), or another -errno.
+ * when it does not parse, holds a name too long or a patch, func or
+ * func id twice, or its stacks do not add up (bad_line says where, 0 for
+ * the stacks; bad_why what, when it can), or another -errno.  On an error
+ * snap holds nothing else.
  */
 int klp_snapshot_read(struct klp_snapshot *snap, const char *path);
 

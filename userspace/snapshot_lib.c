@@ -4,10 +4,14 @@
  *
  * The core writes the file under one hold of klp_mutex: there is nothing
  * to retry.  A line that does not parse, a func outside its patch and
- * object, or stacks that do not add up are a broken core or file, and
- * say so (-EPROTO) rather than being papered over.
+ * object, a name longer than the core accepts (so longer than the tools
+ * hold, include/klp/uapi.h), a patch, func or func id listed twice, or
+ * stacks that do not add up are a broken core or file, and say so
+ * (-EPROTO, naming the line) rather than being papered over: a name cut
+ * short or a func counted twice would merge what the core keeps apart.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +27,32 @@ struct parser {
 	char *object;			/* the current object, NULL before one */
 	int loaded;			/* and its loaded state */
 	bool info;			/* the current patch had its info */
+	size_t lineno;			/* the line being read */
+	size_t bad_line;		/* and what is wrong, on -EPROTO */
+	char bad_why[sizeof(((struct klp_snapshot *)0)->bad_why)];
 };
+
+/* -EPROTO at line, saying why. */
+__attribute__((format(printf, 3, 4)))
+static int refuse(struct parser *p, size_t line, const char *fmt, ...)
+{
+	va_list ap;
+
+	p->bad_line = line;
+	va_start(ap, fmt);
+	vsnprintf(p->bad_why, sizeof(p->bad_why), fmt, ap);
+	va_end(ap);
+	return -EPROTO;
+}
+
+/* 0 if name (what) fits in max characters, else -EPROTO saying so */
+static int check_len(struct parser *p, const char *name, size_t max,
+		     const char *what)
+{
+	if (strlen(name) <= max)
+		return 0;
+	return refuse(p, p->lineno, "%s longer than %zu characters", what, max);
+}
 
 /* Split line at spaces into at most MAX_FIELDS fields; returns their count. */
 static int split(char *line, char **field)
@@ -71,9 +100,16 @@ static int add_patch(struct parser *p, char **field)
 	struct klp_snapshot *snap = p->snap;
 	struct klp_snap_patch *n;
 	int enabled;
+	size_t i;
 
 	if (parse_int(field[2], &enabled))
 		return -EPROTO;
+	if (check_len(p, field[1], KLP_NAME_LEN - 1, "a patch name"))
+		return -EPROTO;
+	for (i = 0; i < snap->nr_patches; i++)
+		if (!strcmp(snap->patches[i].name, field[1]))
+			return refuse(p, p->lineno, "patch %s again (first at line %zu)",
+				      field[1], snap->patches[i].line);
 	if (snap->nr_patches == p->patch_cap) {
 		p->patch_cap = p->patch_cap ? p->patch_cap * 2 : 8;
 		n = realloc(snap->patches, p->patch_cap * sizeof(*n));
@@ -87,6 +123,7 @@ static int add_patch(struct parser *p, char **field)
 	if (!n->name)
 		return -ENOMEM;
 	n->enabled = enabled;
+	n->line = p->lineno;
 	snap->nr_patches++;
 	p->info = false;
 	free(p->object);
@@ -111,7 +148,9 @@ static int add_info(struct parser *p, char **field)
 	if (!patch || strcmp(field[1], patch) || p->info)
 		return -EPROTO;
 	n = &p->snap->patches[p->snap->nr_patches - 1];
-	if (parse_ull(field[4], &n->enabled_ns))
+	if (parse_ull(field[4], &n->enabled_ns) ||
+	    check_len(p, field[2], KLP_NAME_LEN - 1, "a srcversion") ||
+	    check_len(p, field[3], KLP_CVE_MAX_LEN, "a cve list"))
 		return -EPROTO;
 	p->info = true;
 	return dup_field(field[2], &n->srcversion) ?:
@@ -126,7 +165,8 @@ static int add_replace(struct parser *p, char **field)
 	if (!patch || strcmp(field[1], patch))
 		return -EPROTO;
 	n = &p->snap->patches[p->snap->nr_patches - 1];
-	if (parse_int(field[2], &n->replace) || n->replaced_by)
+	if (parse_int(field[2], &n->replace) || n->replaced_by ||
+	    check_len(p, field[3], KLP_NAME_LEN - 1, "a patch name"))
 		return -EPROTO;
 	return dup_field(field[3], &n->replaced_by);
 }
@@ -135,7 +175,8 @@ static int add_object(struct parser *p, char **field)
 {
 	const char *patch = current_patch(p);
 
-	if (!patch || strcmp(field[1], patch) || parse_int(field[3], &p->loaded))
+	if (!patch || strcmp(field[1], patch) || parse_int(field[3], &p->loaded) ||
+	    check_len(p, field[2], KLP_NAME_LEN - 1, "an object name"))
 		return -EPROTO;
 	free(p->object);
 	p->object = strdup(field[2]);
@@ -153,9 +194,11 @@ static int add_func(struct parser *p, char **field)
 	    strcmp(field[2], p->object) || parse_ull(field[4], &id) ||
 	    id > ~0U || parse_int(field[5], &f.stack_pos) ||
 	    parse_ull(field[6], &depth) || depth > ~0U ||
-	    parse_ull(field[7], &f.old_addr) || parse_ull(field[8], &f.new_func))
+	    parse_ull(field[7], &f.old_addr) || parse_ull(field[8], &f.new_func) ||
+	    check_len(p, field[3], KLP_FUNC_MAX_LEN, "a function name"))
 		return -EPROTO;
 	f.patch = patch;
+	f.line = p->lineno;
 	f.id = id;
 	f.stack_depth = depth;
 	f.patched = f.stack_pos > 0;
@@ -232,6 +275,72 @@ static int cmp_func(const void *a, const void *b)
 	return strcmp(x->patch, y->patch);
 }
 
+/* by function, then patch, then line: a func listed twice is adjacent */
+static int cmp_func_line(const void *a, const void *b)
+{
+	const struct klp_snap_func *x = a, *y = b;
+	int c;
+
+	c = strcmp(x->object, y->object);
+	if (!c)
+		c = strcmp(x->func, y->func);
+	if (!c)
+		c = strcmp(x->patch, y->patch);
+	if (!c)
+		c = x->line < y->line ? -1 : x->line > y->line;
+	return c;
+}
+
+static int cmp_id_line(const void *a, const void *b)
+{
+	const struct klp_snap_func *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+static bool same_func(const struct klp_snap_func *x,
+		      const struct klp_snap_func *y)
+{
+	return !strcmp(x->object, y->object) && !strcmp(x->func, y->func) &&
+	       !strcmp(x->patch, y->patch);
+}
+
+/*
+ * 0 when no func is listed twice, by name or by id, else -EPROTO naming
+ * the first line that repeats an earlier one.  Sorts the funcs.
+ */
+static int check_twice(struct parser *p)
+{
+	struct klp_snapshot *snap = p->snap;
+	struct klp_snap_func *f = snap->funcs;
+	size_t i, n = snap->nr_funcs, dup = 0;
+
+	if (n < 2)
+		return 0;
+	/* each group sorted by line: its second is the first repeat */
+	qsort(f, n, sizeof(*f), cmp_func_line);
+	for (i = 1; i < n; i++)
+		if (same_func(&f[i - 1], &f[i]) &&
+		    (i < 2 || !same_func(&f[i - 2], &f[i])) &&
+		    (!dup || f[i].line < f[dup].line))
+			dup = i;
+	if (dup)
+		return refuse(p, f[dup].line, "func %s %s %s again (first at line %zu)",
+			      f[dup].patch, f[dup].object, f[dup].func,
+			      f[dup - 1].line);
+	qsort(f, n, sizeof(*f), cmp_id_line);
+	for (i = 1; i < n; i++)
+		if (f[i - 1].id == f[i].id && (i < 2 || f[i - 2].id != f[i].id) &&
+		    (!dup || f[i].line < f[dup].line))
+			dup = i;
+	if (dup)
+		return refuse(p, f[dup].line, "func id %u again (first at line %zu)",
+			      f[dup].id, f[dup - 1].line);
+	return 0;
+}
+
 /* 0 when every func_stack adds up (positions 1..depth, once each), else -EPROTO */
 static int check_stacks(const struct klp_snapshot *snap)
 {
@@ -271,33 +380,39 @@ static int check_stacks(const struct klp_snapshot *snap)
 int klp_snapshot_parse(struct klp_snapshot *snap, FILE *in)
 {
 	struct parser p = { .snap = snap };
-	size_t size = 0, lineno = 0;
 	char *line = NULL;
+	size_t size = 0;
 	int err = 0;
 
 	memset(snap, 0, sizeof(*snap));
 	while (getline(&line, &size, in) >= 0) {
-		err = parse_line(&p, line, ++lineno);
-		if (err)
+		err = parse_line(&p, line, ++p.lineno);
+		if (err) {
+			if (!p.bad_line)
+				p.bad_line = p.lineno;
 			break;
+		}
 	}
 	if (!err && ferror(in))
 		err = -EIO;
-	else if (!err && !lineno)
+	else if (!err && !p.lineno)
 		err = -EPROTO;		/* empty: not even "seq" */
 	free(line);
 	free(p.object);
+	if (!err)
+		err = check_twice(&p);
 	if (!err) {
 		if (snap->nr_funcs)
 			qsort(snap->funcs, snap->nr_funcs,
 			      sizeof(*snap->funcs), cmp_func);
-		err = check_stacks(snap);
-		lineno = 0;
+		err = check_stacks(snap);	/* no line: bad_line 0 */
 	}
 	if (err) {
 		klp_snapshot_free(snap);
-		if (err == -EPROTO)
-			snap->bad_line = lineno;
+		if (err == -EPROTO) {
+			snap->bad_line = p.bad_line;
+			memcpy(snap->bad_why, p.bad_why, sizeof(snap->bad_why));
+		}
 	}
 	return err;
 }

@@ -136,9 +136,20 @@ enum klp_event_type {
 	KLP_EV_PATCH_REPLACED,
 };
 
-#define KLP_NAME_LEN	64	/* module names are < 56 */
-#define KLP_CVE_MAX_LEN	255	/* the longest klp_patch.cve the core accepts */
-#define KLP_FUNC_LEN	128	/* longer function names are truncated */
+/*
+ * Names, one length for the core, the BPF records and the tools, so a
+ * name is never cut: two functions whose names share a prefix stay two.
+ * A patch or an object is a module (names < MODULE_NAME_LEN, 56) or
+ * "vmlinux".  A function is named as sysfs, the state file and the events
+ * name it: its symbol, with ",<sympos>" after it for old_sympos > 1; the
+ * core refuses a longer one (it must fit a sysfs directory entry and a
+ * kernel symbol: min(NAME_MAX, KSYM_NAME_LEN - 1) is 255 on every kernel
+ * klp supports).  The *_LEN sizes hold the name and its NUL.
+ */
+#define KLP_NAME_LEN		64	/* module names are < 56 */
+#define KLP_CVE_MAX_LEN		255	/* the longest klp_patch.cve the core accepts */
+#define KLP_FUNC_MAX_LEN	255	/* the longest function name the core accepts */
+#define KLP_FUNC_LEN		(KLP_FUNC_MAX_LEN + 1)
 
 struct klp_transition_event {
 	__u64 ts_ns;		/* bpf_ktime_get_ns() */

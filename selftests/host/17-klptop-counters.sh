@@ -56,10 +56,12 @@ int main(void)
 		if (n < 1)
 			continue;
 		if (!strcmp(w[0], "state")) {
+			free((char *)m.state_path);
 			m.state_path = strdup(w[1]);
 			if (kt_model_resync(&m))
 				printf("resync failed\n");
 		} else if (!strcmp(w[0], "file")) {
+			free((char *)m.state_path);
 			m.state_path = strdup(w[1]);
 		} else if (!strcmp(w[0], "add") && n == 4) {
 			map[atoi(w[1]) * KLP_MAX_HIT_KEYS + atoi(w[2])] += atoll(w[3]);
@@ -71,6 +73,8 @@ int main(void)
 		}
 	}
 	kt_counters_free(&c);
+	kt_model_free(&m);
+	free((char *)m.state_path);
 	return 0;
 }
 EOC

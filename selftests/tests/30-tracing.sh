@@ -196,6 +196,42 @@ check "klp-trace -c 0: a usage error" fails_with "invalid count: 0" "$KT" -c 0
 quiet() { "$@" > /dev/null 2>&1; }
 check "klp-trace -t 1 ends by itself, status 0" quiet timeout $((60 * ${KLP_TIMEOUT_SCALE:-1})) "$KT" -t 1 --json
 
+# klp-trace whose terminal goes away: SIGHUP ends it as Ctrl-C does, its
+# events disabled and its instance removed (killed by it, it left them)
+# hup_ready OUT: klp-trace said "Tracing" in OUT (its events are enabled)
+hup_ready() { grep -q '^Tracing ' "$1"; }
+"$KT" --no-redirect > "$tmp/hup.out" 2>&1 < /dev/null &
+hup=$!
+wait_until 120 hup_ready "$tmp/hup.out" || { diag "klp-trace (SIGHUP) not ready:"; show "$tmp/hup.out"; }
+check "klp-trace, SIGHUP: tracing in its instance" test -d "$TRACEFS/instances/klp-trace.$hup"
+kill -HUP "$hup"
+wait_until 60 eval "! kill -0 $hup 2> /dev/null" || { diag "klp-trace still runs 60 s after SIGHUP"; kill -KILL "$hup"; }
+check "klp-trace exits 0 on SIGHUP" wait "$hup"
+if [ -e "$TRACEFS/instances/klp-trace.$hup" ]; then
+	not_ok "klp-trace removed its instance on SIGHUP"
+	rmdir "$TRACEFS/instances/klp-trace.$hup"	# for the checks below
+else
+	ok "klp-trace removed its instance on SIGHUP"
+fi
+# the real thing: klp-trace on a terminal (script's pty, klp-trace the
+# session leader there) that hangs up
+script -qfec "exec $KT --no-redirect" /dev/null > "$tmp/pty.out" 2>&1 < /dev/null &
+pty=$!
+wait_until 120 hup_ready "$tmp/pty.out" || { diag "klp-trace on a pty not ready:"; show "$tmp/pty.out"; }
+kpid=$(pgrep -P "$pty" -x klp-trace)
+inst=$TRACEFS/instances/klp-trace.$kpid
+check "klp-trace on a terminal: tracing in an instance of its own" test -n "$kpid" -a -d "$inst"
+kill -KILL "$pty"		# the pty's master closes: its session gets SIGHUP
+wait "$pty" 2> /dev/null
+gone() { [ -n "$kpid" ] && [ ! -e "$inst" ]; }
+if wait_until 30 gone; then
+	ok "klp-trace removed its instance when its terminal hung up"
+else
+	not_ok "klp-trace removed its instance when its terminal hung up"
+	ps -eo pid,stat,args | grep '[k]lp-trace' | sed 's/^/#   /'
+	[ -n "$kpid" ] && kill -KILL "$kpid" && rmdir "$inst"
+fi
+
 check "perf record is recording" ready perf-record perf $((nev * ncpu))
 check "bpftrace (transitions) is attached" ready bpftrace-transitions bpf 4
 check "bpftrace (by id) is attached" ready bpftrace-by-id bpf 1

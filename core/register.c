@@ -23,8 +23,13 @@
 #include "symbols.h"
 #include "klp_trace.h"
 
-/* A name must fit a sysfs directory entry and a kernel symbol. */
-#define KLP_NAME_MAX	min_t(int, NAME_MAX, KSYM_NAME_LEN - 1)
+/*
+ * A func's name (KLP_FUNC_MAX_LEN, shared with the BPF records and the
+ * tools, include/klp/uapi.h) must fit a sysfs directory entry and a
+ * kernel symbol.
+ */
+static_assert(KLP_FUNC_MAX_LEN <= NAME_MAX);
+static_assert(KLP_FUNC_MAX_LEN < KSYM_NAME_LEN);
 
 static DEFINE_IDA(klp_func_ids);
 
@@ -205,12 +210,12 @@ static int klp_init_func(struct klp_object *obj, struct klp_func *func)
 	int ret;
 
 	/* The sysfs name (klp_func_name()) must fit a directory entry. */
-	len = strnlen(func->old_name, KLP_NAME_MAX + 1);
+	len = strnlen(func->old_name, KLP_FUNC_MAX_LEN + 1);
 	if (func->old_sympos > 1)
 		len += snprintf(NULL, 0, ",%lu", func->old_sympos);
-	if (len > KLP_NAME_MAX) {
+	if (len > KLP_FUNC_MAX_LEN) {
 		pr_err("function name longer than %d characters in object '%s'\n",
-		       KLP_NAME_MAX, klp_obj_name(obj));
+		       KLP_FUNC_MAX_LEN, klp_obj_name(obj));
 		return -EINVAL;
 	}
 	if (!func->new_func) {

@@ -67,6 +67,14 @@ out=${BENCH_OUT:-$top/build/bench}
 mkdir -p "$out"
 
 if [ -z "$replay" ]; then
+	# One run at a time in a tree: two would rebuild each other's bench
+	# modules under their guests and append their records to one
+	# guest.out (a tools run's E| records landed in a full run's output).
+	exec 8> "$out/.run.lock" || exit 2
+	flock -n 8 || {
+		echo "bench: another bench/run.sh is running in this tree (it holds $out/.run.lock): wait for it" >&2
+		exit 2
+	}
 	kver=${KVER:-$(scripts/kver.sh)} || exit 2
 	kdir=${KDIR:-/lib/modules/$kver/build}
 	for f in core/klp.ko core/klp_events.ko Module.symvers selftests/modules/klp_test_target.ko; do

@@ -7,7 +7,7 @@
 # N = 1000 figure short of its rounds, an E| record, no done record, or
 # whose pictures cannot be drawn fails with a message naming the problem
 # and leaves the JSON and the pictures there were byte for byte as they
-# were.
+# were.  A second run in a tree where one is running is refused.
 #
 # The outputs: full.out holds the records of the published run of 57c4038
 # (bench/results.json then: every sample in its round, the info records;
@@ -136,5 +136,21 @@ rc=$?
 check "pictures that cannot be drawn: fails" test "$rc" != 0
 check "pictures that cannot be drawn: says so" grep -q 'the pictures could not be drawn' "$tmp/msg"
 check "pictures that cannot be drawn: results.json and the pictures untouched" untouched
+
+# Two runs in one tree: the second is refused before it builds or boots
+# anything (it would rebuild the first's modules under its guest and mix
+# its records into the same guest.out).  No kernel by that name: if the
+# refusal were missing, the module build fails before any boot.
+mkdir -p "$tmp/out"
+flock "$tmp/out/.run.lock" sleep 60 &
+holder=$!
+sleep 0.5
+BENCH_OUT=$tmp/out KVER=no-such-kernel timeout 60 "$KLP_TOP/bench/run.sh" -q > /dev/null 2> "$tmp/msg"
+rc=$?
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
+assert_eq "a second run in the same tree: refused (exit 2)" 2 "$rc"
+check "it says another run holds the tree" grep -q 'another bench/run.sh is running in this tree' "$tmp/msg"
+grep -q 'another bench/run.sh' "$tmp/msg" || diag "$(head -n 3 "$tmp/msg")"
 
 ktap_finish

@@ -42,6 +42,8 @@ ex_run() {
 	done
 	sleep 1		# the last scrape's tail, then the exporter sleeps
 	b=$(cpu_ns "$pid")
+	kill -0 "$pid" 2>/dev/null ||
+		err "klp-exporter died during the $cfg scrapes: $(head -c 300 "$T/ex.err")"
 	out exporter cpu_ms_per_scrape "$cfg" 1 \
 		"$(awk -v a="$a" -v b="$b" -v k="$XS" 'BEGIN { if (a < 0 || b < a) print -1; else printf "%.2f", (b - a) / k / 1e6 }')" ms
 	out exporter bytes_per_scrape "$cfg" 1 "$(wc -c < "$T/ex.out")" B

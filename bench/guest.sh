@@ -16,6 +16,9 @@
 #   I|<key>|<value>                                        context
 #   E|<message>                                            something failed
 #   # ...                                                  progress
+# A section, round or figure that cannot be measured says so in an E|
+# record (never by a figure quietly missing), and a sample that could not
+# be taken is -1: bench/report.awk fails the run on either.
 #
 # Sections:
 #   redirect  per-call cost of klp_target_a, from the kernel loop of
@@ -185,7 +188,10 @@ case $mode in
 full)
 	RR=7			# redirect rounds
 	RS=5			# switch rounds
-	SCALE="1000:1 100:2 10:3 1:5"	# N:rounds, largest first
+	# N:rounds, largest first; 3 at N = 1000 for a median and a range
+	# of its klp/builtin ratios (the builtin's disable alone takes
+	# about 136 s a round there)
+	SCALE="1000:3 100:2 10:3 1:5"
 	KT_N=1000 KT_SECS=10
 	REPS=4			# a loop figure is the best of REPS runs
 	KT_TARGET_S=0.02	# one kernel loop, unpatched, seconds
@@ -228,6 +234,7 @@ insmod "$MOD/bench_ours1.ko" && insmod "$MOD/bench_ours2.ko" ||
 
 scale_ns=$(for nr in $SCALE; do echo "${nr%%:*}"; done | sort -n | tr '\n' ' ')
 info scale_n "${scale_ns% }"
+info scale_rounds "$SCALE"
 # The largest N's disables also time an unrelated insmod alongside (not in
 # tools mode: no builtin there to set it against).
 INS_N=${scale_ns% }
@@ -349,6 +356,7 @@ run_config() {	# run_config CONFIG ROUND
 		ours_set bench_ours1 0
 		;;
 	ours_klptop)
+		# said once, below: klptop missing
 		[ -x "$KLPTOP" ] || return
 		ours_set bench_ours1 1
 		rm -f "$T/kt.json"
@@ -358,7 +366,8 @@ run_config() {	# run_config CONFIG ROUND
 			measure "$cfg" "$r" 4201
 			bpf_pass "$cfg" "$KT_PROG" "$r" "$pid"
 			lines=$(kt_lines "$T/kt.json")
-			wait_lines "$T/kt.json" $((lines + 1)) "$pid"
+			wait_lines "$T/kt.json" $((lines + 1)) "$pid" ||
+				err "klptop died during redirect $cfg round $r: $(head -c 300 "$T/kt.err")"
 		else
 			err "klptop did not start: $(head -c 300 "$T/kt.err")"
 		fi
@@ -378,6 +387,8 @@ run_config() {	# run_config CONFIG ROUND
 		if wait_lines "$T/ep.out" 1 "$pid"; then
 			measure "$cfg" "$r" 4201
 			bpf_pass "$cfg" emptyprog "$r" "$pid"
+			kill -0 "$pid" 2>/dev/null ||
+				err "emptyprog died during redirect $cfg round $r: $(head -c 300 "$T/ep.err")"
 		else
 			err "emptyprog did not attach: $(head -c 300 "$T/ep.err")"
 		fi
@@ -721,6 +732,10 @@ kt_run() {
 	out klptop vm_hwm_kb "$cfg" 1 "$hwm" kB
 	out klptop vm_rss_kb "$cfg" 1 "$rss" kB
 	out klptop output_bytes_per_s "$cfg" 1 "$(awk -v b="$(wc -c < "$T/kt.out")" -v ns=$((tb - t0)) 'BEGIN { printf "%d", b / (ns / 1e9 + 1) }')" B/s
+	# a klptop that died in between left -1s and empty readings above;
+	# say what happened to it, not only that figures are missing
+	kill -0 "$pid" 2>/dev/null ||
+		err "klptop $* died during its $KT_SECS intervals: $(head -c 300 "$T/kt.err")"
 	kill -INT "$pid"
 	wait "$pid"
 }
@@ -729,21 +744,26 @@ kt_run() {
 # a loop on CPU 0) and idle.  Nothing is switched while klptop runs.
 klptop_section() {
 	local n=$1 d=/sys/kernel/debug/bench_s$1 drv v ns
-	[ -x "$KLPTOP" ] || return
+	[ -x "$KLPTOP" ] || err "klptop section skipped: no $KLPTOP"
+	[ -x "$EXPORTER" ] || err "exporter section skipped: no $EXPORTER"
 	echo "# klptop: $n patched functions (t=$(cut -d. -f1 /proc/uptime)s)"
 	info klptop_functions "$n"
 	rm -f "$T/stop"
 	sh -c "while [ ! -e $T/stop ]; do echo 10 > $d/call; done" &
 	drv=$!
-	kt_run busy_screen -C 1
-	kt_run busy_json --json 1
+	if [ -x "$KLPTOP" ]; then
+		kt_run busy_screen -C 1
+		kt_run busy_json --json 1
+	fi
 	[ -x "$EXPORTER" ] && ex_run busy "$n"
 	read -r v ns < "$d/call"
 	info klptop_busy_calls_per_s "$(awk -v n="$n" -v ns="$ns" 'BEGIN { printf "%d", 10 * n / (ns / 1e9) }')"
 	touch "$T/stop"
 	wait "$drv"
-	kt_run idle_screen -C 1
-	kt_run idle_json --json 1
+	if [ -x "$KLPTOP" ]; then
+		kt_run idle_screen -C 1
+		kt_run idle_json --json 1
+	fi
 	[ -x "$EXPORTER" ] && ex_run idle "$n"
 }
 

@@ -9,12 +9,26 @@
 # Every figure is min / median / max over its rounds; a ratio is taken
 # within each round (both configurations measured side by side in it) and
 # then summarized the same way.
+#
+# A run is only published whole: this exits 1, after writing the table
+# and the JSON with the problems listed under "Errors" (and in the JSON's
+# "errors"), when the guest reported an error (E| record), when a sample
+# is not a number (a sentinel: not measured), when a required figure of
+# the run's mode is missing or has fewer samples than the rounds it was
+# measured over, or when the guest run did not finish.  bench/run.sh then
+# keeps the published results as they were.
 
 BEGIN { FS = "|" }
 
 # A sample is a non-negative number; anything else (-1, the sentinel for
-# "not measured", whatever a formatting made of it) is counted, not used.
-$1 == "B" && NF == 7 && $6 !~ /^[0-9]+(\.[0-9]+)?$/ { nsentinel++; next }
+# "not measured", an empty field where a reading failed, whatever a
+# formatting made of it) is a problem named with its figure, never a
+# figure quietly left with fewer rounds.
+$1 == "B" && NF == 7 && $6 !~ /^[0-9]+(\.[0-9]+)?$/ {
+	problem(sprintf("not measured: %s/%s/%s round %s has '%s' (a sentinel), not a sample", $2, $3, $4, $5, $6))
+	next
+}
+$1 == "B" && NF != 7 { problem("malformed record: " $0); next }
 $1 == "B" && NF == 7 {
 	k = $2 SUBSEP $3 SUBSEP $4
 	if (!(k in nsamp)) {
@@ -27,7 +41,9 @@ $1 == "B" && NF == 7 {
 	next
 }
 $1 == "I" { if (!($2 in info)) ikeys[++ninfo] = $2; info[$2] = $3; next }
-$1 == "E" { errs[++nerr] = substr($0, 3); next }
+$1 == "E" { problem("the guest reported: " substr($0, 3)); next }
+
+function problem(msg) { errs[++nerr] = msg }
 
 function sort(a, m,    i, j, t) {
 	for (i = 2; i <= m; i++) {
@@ -160,6 +176,87 @@ function fcell(c, op,    lo, hi) {
 	kstats(key("scale", op "_per_func_max_ms", c)); hi = S_max
 	kstats(key("scale", op "_per_func_median_ms", c))
 	return num(S_med) (lo == "" ? "" : " [" num(lo) "-" num(hi) "]")
+}
+
+# require(S, M, C, WANT): figure S/M/C must be there with WANT samples
+# (its rounds), else a problem naming it
+function require(s, m, c, want,    k) {
+	k = key(s, m, c)
+	# (nsamp[k] may have been created empty by a lookup above)
+	if (!(k in nsamp) || nsamp[k] + 0 == 0)
+		problem(sprintf("missing figure: %s/%s/%s (required in a %s run)", s, m, c, info["mode"]))
+	else if (nsamp[k] < want + 0)
+		problem(sprintf("figure %s/%s/%s has %d of its %d samples", s, m, c, nsamp[k], want))
+}
+
+# The figures a run of each mode must have, as many samples as rounds:
+#   full   every redirect configuration (both loops, the BPF programs'
+#          own cost), every switch of both cores and the insmod alone,
+#          scale register/enable/disable of both cores at every N (and
+#          the insmod behind the largest N's disable), and the tools'
+#          section from their own boot (klptop, klp-exporter)
+#   quick  the same, fewer rounds and N (the tools in the same boot)
+#   tools  klp's scale at its N and the tools' section
+# The rounds come from the guest's own records (redirect_rounds,
+# switch_rounds, scale_rounds "N:rounds ..."); an older output without
+# scale_rounds needs one sample per N.
+function check_required(    mode, i, j, n, nn, ns, nr, sr, sp, cf, ops, kinds, ins_n) {
+	mode = info["mode"]
+	if (!("done" in info))
+		problem("the guest run did not finish (no done record)")
+	if (mode != "full" && mode != "quick" && mode != "tools") {
+		problem("no mode record (I|mode|full, quick or tools): which figures it needs is unknown")
+		return
+	}
+	nn = split(info["scale_n"], ns, " ")
+	if (!nn)
+		problem("no scale_n record: the scale section's N are unknown")
+	split(info["scale_rounds"], sr, " ")
+	for (i in sr) {
+		split(sr[i], sp, ":")
+		nr[sp[1]] = sp[2]
+	}
+	for (i = 1; i <= nn; i++) {
+		n = ns[i]
+		if (!(n in nr))
+			nr[n] = 1
+		require("scale", "enable_ms", "ours_" n, nr[n])
+		require("scale", "disable_ms", "ours_" n, nr[n])
+		require("scale", "register_ms", "ours_" n, 1)
+		if (mode == "tools")
+			continue
+		require("scale", "enable_ms", "builtin_" n, nr[n])
+		require("scale", "disable_ms", "builtin_" n, nr[n])
+		ins_n = n
+	}
+	if (mode != "tools") {
+		require("scale", "insmod_wait_ms", "ours_" ins_n, nr[ins_n])
+		require("scale", "insmod_wait_ms", "builtin_" ins_n, nr[ins_n])
+		split("unpatched builtin ours ours_klptop ours_perf ours_bpf0", cf, " ")
+		for (i = 1; i <= 6; i++) {
+			require("redirect", "kernel_ns", cf[i], info["redirect_rounds"])
+			require("redirect", "user_ns", cf[i], info["redirect_rounds"])
+		}
+		require("redirect", "bpf_ns_per_run", "ours_klptop", info["redirect_rounds"])
+		require("redirect", "bpf_ns_per_run", "ours_bpf0", info["redirect_rounds"])
+		split("enable stack unstack disable", ops, " ")
+		split("returned live_same live_other complete", kinds, " ")
+		for (i = 1; i <= 4; i++)
+			for (j = 1; j <= 4; j++) {
+				require("switch", ops[i] "_" kinds[j] "_ms", "ours", info["switch_rounds"])
+				require("switch", ops[i] "_" kinds[j] "_ms", "builtin", info["switch_rounds"])
+			}
+		require("switch", "insmod_returned_ms", "null", info["switch_rounds"])
+	}
+	if (mode == "full" && !("tools_done" in info))
+		problem("the tools' boot did not finish (no tools_done record)")
+	split("busy_screen busy_json idle_screen idle_json", cf, " ")
+	for (i = 1; i <= 4; i++) {
+		require("klptop", "cpu_pct", cf[i], 1)
+		require("klptop", "cpu_total_pct", cf[i], 1)
+	}
+	require("exporter", "cpu_ms_per_scrape", "busy", 1)
+	require("exporter", "cpu_ms_per_scrape", "idle", 1)
 }
 
 function jstr(s) {
@@ -415,23 +512,16 @@ END {
 
 	print ""
 	printf "Guest: %s, %s vCPUs (QEMU %s), kernel %s; %s rounds redirect, %s switch; loops of %s kernel calls and %s preads.\n", info["cpu"], info["cpus"], accel_name(info["accel"]), info["kernel"], info["redirect_rounds"], info["switch_rounds"], info["kernel_loop_calls"], info["user_preads"]
-	if (nsentinel) {
-		print ""
-		printf "%d samples were not measured (sentinel -1) and are left out.\n", nsentinel
-	}
+	check_required()
 	if (nerr) {
 		print ""
-		print "Errors:"
+		print "Errors (the run is not published):"
 		for (i = 1; i <= nerr; i++)
 			print "- " errs[i]
 	}
-	if (!("done" in info)) {
-		print ""
-		print "WARNING: the guest run did not finish (no done record)."
-	}
 
 	if (json == "")
-		exit
+		exit nerr > 0
 	printf "{\n" > json
 	printf "  \"note\": %s,\n", jstr("Measured in a QEMU TCG guest (emulated CPU): absolute figures are not those of real hardware; only ratios between configurations measured side by side carry over.") > json
 	printf "  \"generated\": %s,\n", jstr(generated) > json
@@ -456,4 +546,5 @@ END {
 		printf "%s\n    %s", (i > 1 ? "," : ""), jstr(errs[i]) > json
 	printf "\n  ]\n}\n" > json
 	close(json)
+	exit nerr > 0
 }

@@ -18,14 +18,22 @@
 #       writes build/bench/tools.json unless -o says otherwise
 #   -o  where to write the JSON (default bench/results.json)
 #   -r  do not boot: re-render the table and JSON from a saved guest output
+#       (its mode, full, quick or tools, is the one the output records)
 #   -p  do not boot, nor render: only redraw the pictures from the JSON
 #       (bench/results.json unless -o says otherwise), into its directory
 # A full run (neither -q nor -t) that succeeded also redraws the pictures
-# beside its JSON; a failed one leaves JSON and pictures as they were.
+# beside its JSON.  A run succeeded when the guest reported no error (E|),
+# every sample is a number and every figure its mode requires is there
+# with all its rounds (bench/report.awk), and, for a full run, both
+# pictures could be drawn: the JSON and the pictures are all made in a
+# temporary directory first and replace the published ones only then.  A
+# failed run leaves JSON and pictures as they were, says why and exits 1.
 # The guest's raw records are kept in build/bench/guest.out, the table in
 # build/bench/table.md (a full run's tools boot in build/bench/guest-tools.out).
 # Environment: KLP_ACCEL (the kernel's figures, default tcg,thread=single),
-# KLP_TOOLS_ACCEL (the tools', default KLP_ACCEL or else tcg)
+# KLP_TOOLS_ACCEL (the tools', default KLP_ACCEL or else tcg),
+# BENCH_OUT (instead of build/bench: the table, the failed run's JSON, and
+# where a boot keeps its raw records)
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -44,15 +52,29 @@ while getopts "qto:r:p" o; do
 	*) echo "usage: $0 [-q|-t] [-o JSON] [-r GUEST_OUTPUT] | -p [-o JSON]" >&2; exit 2 ;;
 	esac
 done
-[ -n "$json" ] || { [ $mode = full ] && json=bench/results.json || json=build/bench/$mode.json; }
+# a replay is rendered as the run it replays was measured
+if [ -n "$replay" ]; then
+	[ -r "$replay" ] || { echo "bench: cannot read $replay" >&2; exit 2; }
+	m=$(sed -n 's/^I|mode|//p' "$replay" | head -n 1)
+	case $m in full | quick | tools) mode=$m ;; esac
+fi
+[ -n "$json" ] || { [ "$mode" = full ] && json=bench/results.json || json=build/bench/$mode.json; }
 
 # -p: the pictures of the JSON there is, nothing else
 [ $plot_only = 1 ] && exec bench/plot.sh "$json"
 
-out=$top/build/bench
-mkdir -p "$out/bin"
+out=${BENCH_OUT:-$top/build/bench}
+mkdir -p "$out"
 
 if [ -z "$replay" ]; then
+	# One run at a time in a tree: two would rebuild each other's bench
+	# modules under their guests and append their records to one
+	# guest.out (a tools run's E| records landed in a full run's output).
+	exec 8> "$out/.run.lock" || exit 2
+	flock -n 8 || {
+		echo "bench: another bench/run.sh is running in this tree (it holds $out/.run.lock): wait for it" >&2
+		exit 2
+	}
 	kver=${KVER:-$(scripts/kver.sh)} || exit 2
 	kdir=${KDIR:-/lib/modules/$kver/build}
 	for f in core/klp.ko core/klp_events.ko Module.symvers selftests/modules/klp_test_target.ko; do
@@ -61,6 +83,7 @@ if [ -z "$replay" ]; then
 	[ -x build/bin/klptop ] ||
 		echo "bench: build/bin/klptop missing: its figures will be skipped" >&2
 
+	mkdir -p "$out/bin"
 	echo "bench: building the bench modules and tools" >&2
 	mod=$out/mod
 	rm -rf "$mod"
@@ -141,30 +164,51 @@ else
 	boot_rc=0
 fi
 
-# The JSON goes to a temporary file beside it and replaces it only if the
-# run succeeded: a failed run must not overwrite the published results.
-new=$json.new.$$
-trap 'rm -f "$new"' EXIT
-awk -v json="$new" -v generated="$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
-	-f bench/report.awk "$replay" | tee "$out/table.md"
-fail() {	# fail MESSAGE: keep this run's JSON aside, leave $json alone
-	mv -f "$new" "$out/failed.json"
-	echo "bench: $1; $json left as it was, this run's JSON in $out/failed.json" >&2
+# The JSON, and for a full run the pictures, go to a temporary directory
+# beside the JSON first (the same filesystem: each rename below replaces
+# its file at once), and replace the published ones only once all of them
+# are there and the run passed every check: a failed or partial run must
+# not touch them.
+jdir=$(dirname "$json")
+mkdir -p "$jdir" || exit 1
+new=$(mktemp -d "$jdir/.bench-new.XXXXXX") || exit 1
+trap 'rm -rf "$new"' EXIT
+draw=
+kept="$json left as it was"
+if [ "$mode" = full ]; then
+	draw=1
+	kept="$json, $jdir/scale.svg and $jdir/percall.svg left as they were"
+fi
+fail() {	# fail MESSAGE: keep this run's JSON aside, leave the published alone
+	[ -s "$new/results.json" ] && mv -f "$new/results.json" "$out/failed.json"
+	echo "bench: $1; $kept, this run's JSON in $out/failed.json" >&2
 	exit 1
 }
-[ -s "$new" ] || fail "no JSON written"
-grep -q '^I|done|' "$replay" || fail "the guest run did not finish"
-[ $mode != full ] || grep -q '^I|tools_done|' "$replay" ||
-	fail "the tools' boot did not finish"
-[ "$boot_rc" = 0 ] || fail "boot.sh reported a failure ($boot_rc)"
-! grep -q '^E|' "$replay" || fail "errors in the run (see the table)"
-mv -f "$new" "$json" || exit 1
-echo "bench: wrote $json and $out/table.md" >&2
-# The pictures of a full run only (a quick or tools run has not all the
-# figures), beside its JSON, and only now that the run succeeded.
-if [ $mode = full ]; then
-	bench/plot.sh "$json" || {
-		echo "bench: the pictures beside $json were not redrawn; bench/run.sh -p redraws them" >&2
-		exit 1
-	}
+awk -v json="$new/results.json" -v generated="$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
+	-f bench/report.awk "$replay" | tee "$out/table.md"
+report_rc=${PIPESTATUS[0]}
+[ -s "$new/results.json" ] || fail "no JSON written"
+# report.awk lists each problem (errors, sentinels, missing figures) at
+# the end of the table; name them here too (the first 20: a guest that
+# died early misses every figure after)
+if [ "$report_rc" != 0 ]; then
+	sed -n '/^Errors (the run is not published):$/,$p' "$out/table.md" | tail -n +2 |
+		awk 'NR <= 20 { print "bench: " $0 } END { if (NR > 20) print "bench: ... and " NR - 20 " more" }' >&2
+	fail "the run is incomplete or reported errors (the whole list at the end of $out/table.md)"
 fi
+[ "$boot_rc" = 0 ] || fail "boot.sh reported a failure ($boot_rc)"
+# belt and braces: report.awk fails on these already
+grep -q '^I|done|' "$replay" || fail "the guest run did not finish"
+! grep -q '^E|' "$replay" || fail "errors in the run (see the table)"
+# The pictures of a full run only (a quick or tools run has not all the
+# figures), drawn before anything is replaced.
+if [ -n "$draw" ]; then
+	bench/plot.sh "$new/results.json" "$new" || fail "the pictures could not be drawn"
+	for f in scale percall; do
+		[ -s "$new/$f.svg" ] || fail "plot.sh drew no $f.svg"
+	done
+	mv -f "$new/scale.svg" "$jdir/scale.svg" &&
+		mv -f "$new/percall.svg" "$jdir/percall.svg" || exit 1
+fi
+mv -f "$new/results.json" "$json" || exit 1
+echo "bench: wrote $json${draw:+, $jdir/scale.svg, $jdir/percall.svg} and $out/table.md" >&2

@@ -55,10 +55,10 @@ check "tracing the transition events" trace_on
 echo > "$INST/trace"
 check "replace patch of a, c and klp_test_dup's second klp_dup_fn loads" \
 	klp_insmod $R funcs=a,c dup_pos=2
-assert_eq "its deferred object, its pushes, then every other patch's pops (cause replace), then one replaced event each" \
+assert_eq "its deferred object, its pushes (the newly hooked c, then a on its stack), then every other patch's pops (cause replace), then one replaced event each" \
 "object $R klp_test_dup deferred enable
-func_push klp_test_target:klp_target_a $R depth=4 winner=$R enable
 func_push klp_test_target:klp_target_c $R depth=1 winner=$R enable
+func_push klp_test_target:klp_target_a $R depth=4 winner=$R enable
 func_pop klp_test_target:klp_target_b klp_test_p1 depth=2 winner=klp_test_p3 replace
 func_pop klp_test_target:klp_target_a klp_test_p1 depth=3 winner=$R replace
 func_pop klp_test_target:klp_target_b klp_test_p2 depth=1 winner=klp_test_p3 replace

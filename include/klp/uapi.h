@@ -42,6 +42,27 @@ enum klp_cause {
 	KLP_CAUSE_REPLACE = 6,		/* another patch's enable replaced it */
 };
 
+/*
+ * klp:klp_transition action field.  A transition moves every task of the
+ * machine, one by one, to the patch's target state (enabled or disabled);
+ * each task switches only when no function the transition changes is on
+ * its stack (doc/writing-patches.md, "Consistency model").
+ */
+enum klp_transition_action {
+	KLP_TR_START = 1,	/* enable or disable began: every task to switch */
+	KLP_TR_SWEEP = 2,	/* a sweep of the tasks ended; pending left */
+	KLP_TR_COMPLETE = 3,	/* every task switched: the target is reached */
+	KLP_TR_REVERSED = 4,	/* the other state was written midway: target flipped */
+	KLP_TR_FORCED = 5,	/* force: the tasks left were marked switched */
+};
+
+/* klp:klp_task_blocked reason field: why a task could not switch */
+enum klp_block_reason {
+	KLP_BLOCK_RUNNING = 1,		/* on a CPU: its stack cannot be read */
+	KLP_BLOCK_UNRELIABLE = 2,	/* its stack trace is not reliable */
+	KLP_BLOCK_ON_STACK = 3,		/* a function in transition is on its stack */
+};
+
 /* klp:klp_callback which field: the object callback that ran */
 enum klp_callback_kind {
 	KLP_CB_PRE_PATCH = 1,
@@ -96,6 +117,26 @@ enum klp_callback_kind {
 	const char *object, const char *func, int err
 
 /*
+ * klp:klp_transition: patch's transition toward target (1 enabling, 0
+ * disabling); action an enum klp_transition_action; sweep the number of
+ * sweeps so far (0 at start); pending the tasks not switched yet, of total
+ * (the idle tasks included: one per CPU)
+ */
+#define KLP_TP_TRANSITION_PROTO u64 seq, const char *patch, int target, \
+	int action, unsigned int sweep, unsigned int pending, \
+	unsigned int total
+
+/*
+ * klp:klp_task_blocked: sweep number sweep of patch's transition could not
+ * switch task pid (comm); reason an enum klp_block_reason, func the
+ * function in transition found on its stack ("" unless
+ * KLP_BLOCK_ON_STACK).  At most one per task per sweep.
+ */
+#define KLP_TP_TASK_BLOCKED_PROTO u64 seq, const char *patch, \
+	unsigned int sweep, int pid, const char *comm, const char *func, \
+	int reason
+
+/*
  * klp:klp_shadow_add: shadow variable <obj, id> with size bytes of data
  * allocated (ret 0) or not (-EEXIST, -ENOMEM, or its constructor's error)
  */
@@ -134,6 +175,8 @@ enum klp_event_type {
 	KLP_EV_ENABLE_FAILED,
 	KLP_EV_CALLBACK,
 	KLP_EV_PATCH_REPLACED,
+	KLP_EV_TRANSITION,	/* target in depth, action in ret, sweep in id */
+	KLP_EV_TASK_BLOCKED,	/* pid, comm, reason in ret, sweep in id */
 };
 
 /*
@@ -150,6 +193,7 @@ enum klp_event_type {
 #define KLP_CVE_MAX_LEN		255	/* the longest klp_patch.cve the core accepts */
 #define KLP_FUNC_MAX_LEN	255	/* the longest function name the core accepts */
 #define KLP_FUNC_LEN		(KLP_FUNC_MAX_LEN + 1)
+#define KLP_COMM_LEN		16	/* TASK_COMM_LEN */
 
 struct klp_transition_event {
 	__u64 ts_ns;		/* bpf_ktime_get_ns() */
@@ -165,6 +209,12 @@ struct klp_transition_event {
 	char object[KLP_NAME_LEN];
 	char winner[KLP_NAME_LEN];	/* the replacing patch for KLP_EV_PATCH_REPLACED */
 	char func[KLP_FUNC_LEN];
+	/* KLP_EV_TRANSITION: tasks not switched yet, of total */
+	__u32 pending;
+	__u32 total;
+	/* KLP_EV_TASK_BLOCKED: the task */
+	__s32 pid;
+	char comm[KLP_COMM_LEN];
 };
 
 #endif /* _KLP_UAPI_H */

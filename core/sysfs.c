@@ -4,7 +4,9 @@
  *
  * /sys/kernel/klp
  * /sys/kernel/klp/<patch>
- * /sys/kernel/klp/<patch>/enabled
+ * /sys/kernel/klp/<patch>/enabled       (the state it is in or goes to)
+ * /sys/kernel/klp/<patch>/transition    (1 while its transition runs)
+ * /sys/kernel/klp/<patch>/force         (write 1: complete its transition)
  * /sys/kernel/klp/<patch>/cve           (the patch's cve, "" for none)
  * /sys/kernel/klp/<patch>/replace       (1 for a replace patch)
  * /sys/kernel/klp/<patch>/replaced_by   (the patch that replaced it, or "")
@@ -27,6 +29,7 @@
 #include <linux/sysfs.h>
 #include "core.h"
 #include "patch.h"
+#include "transition.h"
 #include <klp/uapi.h>
 
 static struct kobject *klp_root_kobj;
@@ -50,8 +53,51 @@ static ssize_t enabled_show(struct kobject *kobj,
 			    struct kobj_attribute *attr, char *buf)
 {
 	struct klp_patch *patch = container_of(kobj, struct klp_patch, kobj);
+	ssize_t ret = -ENODEV;
 
-	return sysfs_emit(buf, "%d\n", READ_ONCE(patch->state));
+	mutex_lock(&klp_mutex);
+	if (klp_is_patch_registered(patch))
+		ret = sysfs_emit(buf, "%d\n", klp_transition_target(patch));
+	mutex_unlock(&klp_mutex);
+	return ret;
+}
+
+static ssize_t transition_show(struct kobject *kobj,
+			       struct kobj_attribute *attr, char *buf)
+{
+	struct klp_patch *patch = container_of(kobj, struct klp_patch, kobj);
+	ssize_t ret = -ENODEV;
+
+	mutex_lock(&klp_mutex);
+	if (klp_is_patch_registered(patch))
+		ret = sysfs_emit(buf, "%d\n", klp_in_transition(patch));
+	mutex_unlock(&klp_mutex);
+	return ret;
+}
+
+static ssize_t force_store(struct kobject *kobj, struct kobj_attribute *attr,
+			   const char *buf, size_t count)
+{
+	struct klp_patch *patch = container_of(kobj, struct klp_patch, kobj);
+	bool val;
+	int ret;
+
+	ret = kstrtobool(buf, &val);
+	if (ret || !val)
+		return -EINVAL;
+
+	mutex_lock(&klp_mutex);
+	if (!klp_is_patch_registered(patch))
+		ret = -ENODEV;
+	else if (!klp_in_transition(patch))
+		ret = -EINVAL;
+	else
+		ret = klp_transition_force(patch);
+	mutex_unlock(&klp_mutex);
+	if (ret == -EINVAL)
+		pr_warn("force: patch '%s' is not in transition\n",
+			klp_patch_name(patch));
+	return ret ?: count;
 }
 
 /* Fixed at registration and checked then (klp_check_cve()): no lock. */
@@ -86,11 +132,15 @@ static ssize_t replaced_by_show(struct kobject *kobj,
 }
 
 static struct kobj_attribute enabled_kobj_attr = __ATTR_RW(enabled);
+static struct kobj_attribute transition_kobj_attr = __ATTR_RO(transition);
+static struct kobj_attribute force_kobj_attr = __ATTR_WO(force);
 static struct kobj_attribute cve_kobj_attr = __ATTR_RO(cve);
 static struct kobj_attribute replace_kobj_attr = __ATTR_RO(replace);
 static struct kobj_attribute replaced_by_kobj_attr = __ATTR_RO(replaced_by);
 static struct attribute *klp_patch_attrs[] = {
 	&enabled_kobj_attr.attr,
+	&transition_kobj_attr.attr,
+	&force_kobj_attr.attr,
 	&cve_kobj_attr.attr,
 	&replace_kobj_attr.attr,
 	&replaced_by_kobj_attr.attr,
@@ -101,9 +151,8 @@ ATTRIBUTE_GROUPS(klp_patch);
 static void klp_kobj_release_patch(struct kobject *kobj)
 {
 	/*
-	 * Without a consistency model nobody can tell whether a task still
-	 * runs code of the patch module, so its reference is never dropped
-	 * (see klp_register_patch()).
+	 * The patch module's reference is dropped by whoever frees the
+	 * patch (klp_release_patch(), or the module's own unregister).
 	 */
 }
 

@@ -6,9 +6,12 @@
 # their order rotates from round to round, so that drift of the emulated
 # CPU hits all of them alike.
 #
-# Usage: bench/guest.sh [full|quick|tools] [notools]
+# Usage: bench/guest.sh [full|quick|tools|transition] [notools]
 #   notools: leave out the klptop and exporter sections (bench/run.sh
 #   measures them in a boot of their own, tools mode, on multi-threaded TCG)
+#   transition: only what the consistency model changed: the redirect
+#   section's unpatched, builtin and ours, the transition section, and the
+#   scale section at N = 1000 (bench/run.sh -T)
 #
 # Output, one record a line (bench/run.sh parses it; only stdout comes back
 # from the guest):
@@ -35,13 +38,24 @@
 #             also give their program's own cost per run (bpf_ns_per_run,
 #             bpf_run_cnt), from the kernel's BPF stats in one more kernel
 #             loop after the timed ones.
+#             Every switch of ours waits until its transition is over
+#             (transition reads 0): these calls run outside a transition.
 #   switch    one function: enable, stack a second patch on top, remove it,
 #             disable; until the write (or insmod) returns, until this task
 #             and a task spinning on CPU 1 see the new winner, and until the
-#             builtin's transition completes.
+#             transition completes (both cores: `transition` reads 0).
+#   transition  per call during a transition, both cores: bench_tr patches
+#             klp_target_a and klp_cm_hold() (klp_test_cm) together, and a
+#             kthread asleep in klp_cm_hold() ("hold") keeps its enable, then
+#             its disable, transition open while this task (switched) times
+#             the calls as in redirect (enabling_<core>, disabling_<core>);
+#             then the holder is released and the time until the transition
+#             completes is taken (release_complete_ms).  And the sweeps a
+#             klp transition with no blocked task took, from the complete
+#             event of klp:klp_transition (sweeps_at_complete).
 #   scale     one patch of N functions (bench/gen-scale.sh): register,
-#             enable, disable, for both cores (builtin: until its transition
-#             is over); per-function intervals from kprobes on
+#             enable, disable, for both cores, each until its transition
+#             is over; per-function intervals from kprobes on
 #             register_/unregister_ftrace_function and the time spent in
 #             synchronize_rcu_tasks*().  At the largest N, an unrelated
 #             insmod started 0.05 s into each disable, timed until it
@@ -60,6 +74,7 @@ BIN=$top/build/bench/bin
 KLPTOP=$top/build/bin/klptop
 KS=/sys/kernel/klp
 KL=/sys/kernel/livepatch
+CM=/sys/kernel/debug/klp_cm
 TGT=/sys/kernel/debug/klp_target
 CALLER=/sys/kernel/debug/klp_bench/a
 TR=/sys/kernel/tracing
@@ -67,6 +82,8 @@ T=/tmp/klp-bench
 mkdir -p "$T"
 # shellcheck source=bench/guest-exporter.sh disable=SC1091
 . "$top/bench/guest-exporter.sh"
+# shellcheck source=bench/guest-transition.sh disable=SC1091
+. "$top/bench/guest-transition.sh"
 
 out() {	# out SECTION METRIC CONFIG ROUND VALUE UNIT
 	echo "B|$1|$2|$3|$4|$5|$6"
@@ -149,8 +166,20 @@ bi_unload() {	# bi_unload MODULE
 	bi_gone "$1" && rmmod_retry "$1"
 }
 
-ours_set() {	# ours_set PATCH 0|1
+# ours_settled PATCH: until klp's transition of PATCH is over
+ours_settled() {
+	local i
+	for i in $(seq 6000); do
+		[ "$(cat "$KS/$1/transition" 2>/dev/null)" = 1 ] || return 0
+		sleep 0.01
+	done
+	err "klp patch $1 stuck in transition"
+	return 1
+}
+
+ours_set() {	# ours_set PATCH 0|1: switched, and its transition over
 	echo "$2" > "$KS/$1/enabled" || err "ours_set $1 $2"
+	ours_settled "$1"
 }
 
 # measure CONFIG ROUND EXPECT: both loops, single threaded on CPU 0 (this
@@ -164,7 +193,7 @@ measure() {
 		[ "$v" = "$3" ] || err "$1 round $2: kernel loop got $v, not $3"
 		[ -z "$best" ] || [ "$ns" -lt "$best" ] && best=$ns
 	done
-	out redirect kernel_ns "$1" "$2" "$((best / NK)).$(printf %02d $((best * 100 / NK % 100)))" ns
+	out "${MSEC:-redirect}" kernel_ns "$1" "$2" "$((best / NK)).$(printf %02d $((best * 100 / NK % 100)))" ns
 	best=
 	for ((i = 0; i < REPS; i++)); do
 		# shellcheck disable=SC2046	# callloop's fields, split on purpose
@@ -173,7 +202,7 @@ measure() {
 		ns=${4%.*}
 		[ -z "$best" ] || [ "$ns" -lt "${best%.*}" ] && best=$4
 	done
-	out redirect user_ns "$1" "$2" "$best" ns
+	out "${MSEC:-redirect}" user_ns "$1" "$2" "$best" ns
 }
 
 # perf stat runs this script again around the two loops
@@ -196,17 +225,22 @@ full)
 	REPS=4			# a loop figure is the best of REPS runs
 	KT_TARGET_S=0.02	# one kernel loop, unpatched, seconds
 	UT_TARGET_S=0.03	# one userspace loop, unpatched, seconds
+	RT=5			# transition rounds
 	;;
 quick)
 	RR=2 RS=2 SCALE="100:1 10:1 1:2" KT_N=100 KT_SECS=3
-	REPS=2 KT_TARGET_S=0.02 UT_TARGET_S=0.02
+	REPS=2 KT_TARGET_S=0.02 UT_TARGET_S=0.02 RT=2
 	;;
 tools)			# only the tools' cost, on the 1000-function patch
 	RR=0 RS=0 SCALE="1000:1" KT_N=1000 KT_SECS=10
-	REPS=1 KT_TARGET_S=0.02 UT_TARGET_S=0.02
+	REPS=1 KT_TARGET_S=0.02 UT_TARGET_S=0.02 RT=0
+	;;
+transition)		# what the consistency model changed (see Usage)
+	RR=5 RS=0 SCALE="1000:1" KT_N="" KT_SECS=0
+	REPS=4 KT_TARGET_S=0.02 UT_TARGET_S=0.03 RT=5
 	;;
 *)
-	echo "usage: $0 [full|quick|tools] [notools]" >&2
+	echo "usage: $0 [full|quick|tools|transition] [notools]" >&2
 	exit 2
 	;;
 esac
@@ -226,6 +260,11 @@ info perf "$(perf version 2>/dev/null | head -n 1)"
 # shellcheck disable=SC2015	# C runs if A or B fails, as meant
 insmod core/klp_events.ko && insmod core/klp.ko || { err "insmod klp_events.ko, klp.ko"; exit 1; }
 insmod selftests/modules/klp_test_target.ko || { err "insmod klp_test_target.ko"; exit 1; }
+if [ "$RT" -gt 0 ]; then
+	# shellcheck disable=SC2015
+	insmod selftests/modules/klp_test_cm.ko && insmod "$MOD/bench_tr_ours.ko" ||
+		{ err "insmod klp_test_cm.ko, bench_tr_ours.ko"; exit 1; }
+fi
 addr=$(awk '$3 == "klp_target_a" && $4 == "[klp_test_target]" { print $1 }' /proc/kallsyms)
 insmod "$MOD/bench_caller.ko" fn=0x"$addr" || { err "insmod bench_caller.ko"; exit 1; }
 # shellcheck disable=SC2015
@@ -242,6 +281,7 @@ INS_N=${INS_N##* }
 [ "$mode" = tools ] && INS_N=
 info redirect_rounds "$RR"
 info switch_rounds "$RS"
+info transition_rounds "$RT"
 for n in $scale_ns; do
 	insmod "$MOD/bench_s${n}_tgt.ko" || { err "insmod bench_s${n}_tgt"; exit 1; }
 done
@@ -410,6 +450,7 @@ run_config() {	# run_config CONFIG ROUND
 }
 
 configs=(unpatched builtin ours ours_bpf0 ours_klptop ours_perf)
+[ "$mode" = transition ] && configs=(unpatched builtin ours)
 [ -x "$KLPTOP" ] || err "build/bin/klptop missing: ours_klptop and the klptop section are skipped"
 # shellcheck disable=SC2015
 [ -x "$KLPTOP" ] && "$KLPTOP" -h > /dev/null 2>&1 ||
@@ -437,16 +478,18 @@ sl() {	# sl CONFIG OP ROUND EXPECT ARGS...: one switch, four figures
 	out switch "${op}_returned_ms" "$cfg" "$r" "$(ns_to_ms "$sl_write")" ms
 	out switch "${op}_live_same_ms" "$cfg" "$r" "$(ns_to_ms "$sl_same")" ms
 	out switch "${op}_live_other_ms" "$cfg" "$r" "$(ns_to_ms "$sl_other")" ms
-	# ours has no transition: done when the write returns
-	[ "$sl_trans" = -1 ] && sl_trans=$sl_write
 	out switch "${op}_complete_ms" "$cfg" "$r" "$(ns_to_ms "$sl_trans")" ms
 }
 
 switch_ours() {
-	sl ours enable "$1" 4201 write "$KS/bench_ours1/enabled" 1
-	sl ours stack "$1" 4202 write "$KS/bench_ours2/enabled" 1
-	sl ours unstack "$1" 4201 write "$KS/bench_ours2/enabled" 0
-	sl ours disable "$1" 100 write "$KS/bench_ours1/enabled" 0
+	sl ours enable "$1" 4201 -t "$KS/bench_ours1/transition" \
+		write "$KS/bench_ours1/enabled" 1
+	sl ours stack "$1" 4202 -t "$KS/bench_ours2/transition" \
+		write "$KS/bench_ours2/enabled" 1
+	sl ours unstack "$1" 4201 -t "$KS/bench_ours2/transition" \
+		write "$KS/bench_ours2/enabled" 0
+	sl ours disable "$1" 100 -t "$KS/bench_ours1/transition" \
+		write "$KS/bench_ours1/enabled" 0
 }
 
 switch_builtin() {
@@ -618,21 +661,23 @@ scale_disable() {
 }
 
 scale_ours() {	# scale_ours N ROUND
-	local n=$1 r=$2 res
+	local n=$1 r=$2 p=bench_s$1_ours res
 	kp_on
-	res=$("$BIN/switchlat" write "$KS/bench_s${n}_ours/enabled" 1) ||
+	res=$("$BIN/switchlat" -T 900 -t "$KS/$p/transition" write "$KS/$p/enabled" 1) ||
 		err "scale ours $n enable: $res"
 	kp_off ours "$n" enable "$r"
 	parse_sl "$res"
-	out scale enable_ms "ours_$n" "$r" "$(ns_to_ms "$sl_write")" ms
+	out scale enable_returned_ms "ours_$n" "$r" "$(ns_to_ms "$sl_write")" ms
+	out scale enable_ms "ours_$n" "$r" "$(ns_to_ms "$sl_trans")" ms
 	check_value "$n" $((1000000 + n - 1)) "ours enabled"
 
 	[ "$n" = "$KT_N" ] && [ "$r" = 1 ] && klptop_section "$n"
 
-	scale_disable ours "$n" "$r" write "$KS/bench_s${n}_ours/enabled" 0 ||
+	scale_disable ours "$n" "$r" -T 900 -t "$KS/$p/transition" write "$KS/$p/enabled" 0 ||
 		err "scale ours $n disable: $res"
 	parse_sl "$res"
-	out scale disable_ms "ours_$n" "$r" "$(ns_to_ms "$sl_write")" ms
+	out scale disable_returned_ms "ours_$n" "$r" "$(ns_to_ms "$sl_write")" ms
+	out scale disable_ms "ours_$n" "$r" "$(ns_to_ms "$sl_trans")" ms
 	check_value "$n" $((n - 1)) "ours disabled"
 }
 
@@ -773,6 +818,7 @@ t_all=$(now_ns)
 if [ "$mode" != tools ]; then
 	redirect_section
 	switch_section
+	[ "$RT" -gt 0 ] && transition_section
 fi
 scale_section
 info guest_seconds "$(( ($(now_ns) - t_all) / 1000000000 ))"

@@ -197,15 +197,37 @@ function require(s, m, c, want,    k) {
 #          section from their own boot (klptop, klp-exporter)
 #   quick  the same, fewer rounds and N (the tools in the same boot)
 #   tools  klp's scale at its N and the tools' section
+#   transition  the redirect section's unpatched, builtin and ours, the
+#          transition section, and scale at its N for both cores
+# A guest.sh that has the transition section says so (transition_rounds):
+# its full and quick runs need that section's figures too, and klp's
+# "returned" figures of the scale section.
 # The rounds come from the guest's own records (redirect_rounds,
 # switch_rounds, scale_rounds "N:rounds ..."); an older output without
 # scale_rounds needs one sample per N.
-function check_required(    mode, i, j, n, nn, ns, nr, sr, sp, cf, ops, kinds, ins_n) {
+# the transition section's figures, each over its rounds
+function require_transition(rt,    i, j, c) {
+	if (!(rt > 0)) {
+		problem("no transition_rounds record: the transition section's rounds are unknown")
+		return
+	}
+	for (i = 0; i < 2; i++)
+		for (j = 0; j < 2; j++) {
+			c = (i ? "disabling_" : "enabling_") (j ? "builtin" : "ours")
+			require("transition", "kernel_ns", c, rt)
+			require("transition", "user_ns", c, rt)
+			require("transition", "release_complete_ms", c, rt)
+		}
+	require("transition", "sweeps_at_complete", "enable_ours", rt)
+	require("transition", "sweeps_at_complete", "disable_ours", rt)
+}
+
+function check_required(    mode, i, j, n, nc, nn, ns, nr, sr, sp, cf, ops, kinds, ins_n) {
 	mode = info["mode"]
 	if (!("done" in info))
 		problem("the guest run did not finish (no done record)")
-	if (mode != "full" && mode != "quick" && mode != "tools") {
-		problem("no mode record (I|mode|full, quick or tools): which figures it needs is unknown")
+	if (mode != "full" && mode != "quick" && mode != "tools" && mode != "transition") {
+		problem("no mode record (I|mode|full, quick, tools or transition): which figures it needs is unknown")
 		return
 	}
 	nn = split(info["scale_n"], ns, " ")
@@ -223,6 +245,10 @@ function check_required(    mode, i, j, n, nn, ns, nr, sr, sp, cf, ops, kinds, i
 		require("scale", "enable_ms", "ours_" n, nr[n])
 		require("scale", "disable_ms", "ours_" n, nr[n])
 		require("scale", "register_ms", "ours_" n, 1)
+		if ("transition_rounds" in info) {
+			require("scale", "enable_returned_ms", "ours_" n, nr[n])
+			require("scale", "disable_returned_ms", "ours_" n, nr[n])
+		}
 		if (mode == "tools")
 			continue
 		require("scale", "enable_ms", "builtin_" n, nr[n])
@@ -232,11 +258,15 @@ function check_required(    mode, i, j, n, nn, ns, nr, sr, sp, cf, ops, kinds, i
 	if (mode != "tools") {
 		require("scale", "insmod_wait_ms", "ours_" ins_n, nr[ins_n])
 		require("scale", "insmod_wait_ms", "builtin_" ins_n, nr[ins_n])
-		split("unpatched builtin ours ours_klptop ours_perf ours_bpf0", cf, " ")
-		for (i = 1; i <= 6; i++) {
+		nc = split(mode == "transition" ? "unpatched builtin ours" : "unpatched builtin ours ours_klptop ours_perf ours_bpf0", cf, " ")
+		for (i = 1; i <= nc; i++) {
 			require("redirect", "kernel_ns", cf[i], info["redirect_rounds"])
 			require("redirect", "user_ns", cf[i], info["redirect_rounds"])
 		}
+		if (mode == "transition" || (("transition_rounds" in info) && info["transition_rounds"] > 0))
+			require_transition(info["transition_rounds"])
+		if (mode == "transition")
+			return
 		require("redirect", "bpf_ns_per_run", "ours_klptop", info["redirect_rounds"])
 		require("redirect", "bpf_ns_per_run", "ours_bpf0", info["redirect_rounds"])
 		split("enable stack unstack disable", ops, " ")
@@ -257,6 +287,41 @@ function check_required(    mode, i, j, n, nn, ns, nr, sr, sp, cf, ops, kinds, i
 	}
 	require("exporter", "cpu_ms_per_scrape", "busy", 1)
 	require("exporter", "cpu_ms_per_scrape", "idle", 1)
+}
+
+# The transition section: per call while each core's transition is held
+# open, the release of the holder until completion, klp's sweeps
+function transition_table(    i, j, d, c, cn, dn) {
+	print ""
+	print "### During a transition"
+	print ""
+	print "Per call of klp_target_a (ns, as in the redirect section) while the patch's transition is held"
+	print "open by a kthread asleep in another function of the same patch (klp_cm_hold()), timed by a task"
+	print "that has switched: enabling (it gets the new function), disabling (it gets the original).  Outside"
+	print "a transition: the redirect section's builtin and klp rows."
+	print ""
+	print "| transition | core | kernel loop | userspace pread() |"
+	print "|---|---|---|---|"
+	split("enabling disabling", dn, " ")
+	for (d = 1; d <= 2; d++) {
+		for (j = 0; j < 2; j++) {
+			c = dn[d] "_" (j ? "builtin" : "ours")
+			printf "| %s | %s | %s | %s |\n", j ? "" : dn[d], j ? "builtin" : "klp", cell("transition", "kernel_ns", c), cell("transition", "user_ns", c)
+		}
+		printf "| | klp / builtin | %s | %s |\n", rcell("transition", "kernel_ns", dn[d] "_ours", dn[d] "_builtin", "", "ours/builtin " dn[d]), rcell("transition", "user_ns", dn[d] "_ours", dn[d] "_builtin", "", "ours/builtin " dn[d])
+	}
+	print ""
+	print "From the holder's release (the write that wakes it) until `transition` reads 0 (or the builtin"
+	print "patch is gone), ms; and the sweeps klp's transitions with no task blocked took (the `sweep` field"
+	print "of their klp:klp_transition complete event; the target is at most 2)."
+	print ""
+	print "| transition | klp | builtin | klp / builtin | klp sweeps, no task blocked (max) |"
+	print "|---|---|---|---|---|"
+	for (d = 1; d <= 2; d++) {
+		c = dn[d] == "enabling" ? "enable_ours" : "disable_ours"
+		kstats(key("transition", "sweeps_at_complete", c))
+		printf "| %s | %s | %s | %s | %s |\n", dn[d], cell("transition", "release_complete_ms", dn[d] "_ours"), cell("transition", "release_complete_ms", dn[d] "_builtin"), rcell("transition", "release_complete_ms", dn[d] "_ours", dn[d] "_builtin", "", "ours/builtin " dn[d]), S_max == "" ? "-" : S_max
+	}
 }
 
 function jstr(s) {
@@ -284,7 +349,7 @@ END {
 	cname["ours_perf"] = "(5) klp + `perf stat -e 'klp:*'`"
 	cname["ours_bpf0"] = "(6) klp + a BPF program that does nothing"
 	for (i = 1; i <= ncf; i++)
-		if (i <= 5 || has("redirect", "kernel_ns", cf[i]))
+		if ((i <= 5 && info["mode"] != "transition") || has("redirect", "kernel_ns", cf[i]))
 			printf "| %s | %s | %s |\n", cname[cf[i]], cell("redirect", "kernel_ns", cf[i]), cell("redirect", "user_ns", cf[i])
 	print ""
 	print "| ratio (per round) | kernel loop | userspace pread() |"
@@ -325,7 +390,7 @@ END {
 	print ""
 	print "From just before the `enabled` write (builtin enable and stack: its insmod) until it returned,"
 	print "until the same task / a task spinning on the other CPU first got the new winner's value, and until"
-	print "the switch is complete (klp: the write returned; builtin: `transition` reads 0 or the patch is gone)."
+	print "the switch is complete (`transition` reads 0, or the builtin patch is gone)."
 	print ""
 	print "| switch | core | returned | live, same task | live, other CPU | complete |"
 	print "|---|---|---|---|---|---|"
@@ -345,13 +410,15 @@ END {
 
 	if (has("switch", "insmod_returned_ms", "null"))
 		printf "| insmod of an empty module | | %s | | | |\n", cell("switch", "insmod_returned_ms", "null")
+	if (has("transition", "kernel_ns", "enabling_ours"))
+		transition_table()
 	print ""
 	print "### One patch of N functions (ms)"
 	print ""
 	print "klp: register = insmod of the patch module (once: a klp patch module never unloads); enable and"
-	print "disable = the `enabled` write, complete when it returns.  builtin: enable = its insmod (which"
-	print "registers as well), complete when `transition` reads 0; disable = the `enabled` write, complete"
-	print "when the patch is gone.  Per function = complete / N."
+	print "disable = the `enabled` write, complete when `transition` reads 0 (every task switched).  builtin:"
+	print "enable = its insmod (which registers as well), complete when `transition` reads 0; disable = the"
+	print "`enabled` write, complete when the patch is gone.  Per function = complete / N."
 	print ""
 	print "| N | core | register | enable returned | enable complete | disable returned | disable complete | enable / fn | disable / fn |"
 	print "|---|---|---|---|---|---|---|---|---|"
@@ -361,7 +428,10 @@ END {
 		c = "ours_" n
 		kstats(key("scale", "enable_ms", c)); pe = S_med == "" ? "" : S_med / n
 		kstats(key("scale", "disable_ms", c)); pd = S_med == "" ? "" : S_med / n
-		printf "| %s | klp | %s | %s | %s | %s | %s | %s | %s |\n", n, cell("scale", "register_ms", c), cell("scale", "enable_ms", c), cell("scale", "enable_ms", c), cell("scale", "disable_ms", c), cell("scale", "disable_ms", c), num(pe), num(pd)
+		# (an output from before the consistency model: klp complete when the write returned)
+		er = has("scale", "enable_returned_ms", c) ? "enable_returned_ms" : "enable_ms"
+		dr = has("scale", "disable_returned_ms", c) ? "disable_returned_ms" : "disable_ms"
+		printf "| %s | klp | %s | %s | %s | %s | %s | %s | %s |\n", n, cell("scale", "register_ms", c), cell("scale", er, c), cell("scale", "enable_ms", c), cell("scale", dr, c), cell("scale", "disable_ms", c), num(pe), num(pd)
 		c = "builtin_" n
 		kstats(key("scale", "enable_ms", c)); pe = S_med == "" ? "" : S_med / n
 		kstats(key("scale", "disable_ms", c)); pd = S_med == "" ? "" : S_med / n
@@ -511,7 +581,7 @@ END {
 	}
 
 	print ""
-	printf "Guest: %s, %s vCPUs (QEMU %s), kernel %s; %s rounds redirect, %s switch; loops of %s kernel calls and %s preads.\n", info["cpu"], info["cpus"], accel_name(info["accel"]), info["kernel"], info["redirect_rounds"], info["switch_rounds"], info["kernel_loop_calls"], info["user_preads"]
+	printf "Guest: %s, %s vCPUs (QEMU %s), kernel %s; %s rounds redirect, %s switch, %s transition; loops of %s kernel calls and %s preads.\n", info["cpu"], info["cpus"], accel_name(info["accel"]), info["kernel"], info["redirect_rounds"], info["switch_rounds"], ("transition_rounds" in info ? info["transition_rounds"] : 0), info["kernel_loop_calls"], info["user_preads"]
 	check_required()
 	if (nerr) {
 		print ""

@@ -8,7 +8,7 @@
 # bench/scale.svg, bench/percall.svg).  Expects `make all` to have run
 # (make bench does it first).
 #
-# Usage: bench/run.sh [-q|-t] [-o JSON] [-r GUEST_OUTPUT]
+# Usage: bench/run.sh [-q|-t|-T] [-o JSON] [-r GUEST_OUTPUT]
 #        bench/run.sh -p [-o JSON]
 #   -q  quick smoke run (few rounds, N <= 100); writes build/bench/quick.json
 #       unless -o says otherwise
@@ -16,9 +16,16 @@
 #       1000-function patch enabled (no redirect, switch or builtin
 #       figures; multi-threaded TCG unless KLP_TOOLS_ACCEL says otherwise);
 #       writes build/bench/tools.json unless -o says otherwise
+#   -T  what the consistency model changed only: per call outside a
+#       transition (unpatched, builtin, klp), per call during each core's
+#       transition, the time from a blocker's release to completion, klp's
+#       sweeps, and the 1000-function patch until its transition completes
+#       (single-threaded TCG, about 10 minutes); writes
+#       build/bench/transition.json unless -o says otherwise
 #   -o  where to write the JSON (default bench/results.json)
 #   -r  do not boot: re-render the table and JSON from a saved guest output
-#       (its mode, full, quick or tools, is the one the output records)
+#       (its mode, full, quick, tools or transition, is the one the output
+#       records)
 #   -p  do not boot, nor render: only redraw the pictures from the JSON
 #       (bench/results.json unless -o says otherwise), into its directory
 # A full run (neither -q nor -t) that succeeded also redraws the pictures
@@ -42,21 +49,22 @@ mode=full
 json=
 replay=
 plot_only=0
-while getopts "qto:r:p" o; do
+while getopts "qtTo:r:p" o; do
 	case $o in
 	q) mode=quick ;;
 	t) mode=tools ;;
+	T) mode=transition ;;
 	o) json=$OPTARG ;;
 	r) replay=$OPTARG ;;
 	p) plot_only=1 ;;
-	*) echo "usage: $0 [-q|-t] [-o JSON] [-r GUEST_OUTPUT] | -p [-o JSON]" >&2; exit 2 ;;
+	*) echo "usage: $0 [-q|-t|-T] [-o JSON] [-r GUEST_OUTPUT] | -p [-o JSON]" >&2; exit 2 ;;
 	esac
 done
 # a replay is rendered as the run it replays was measured
 if [ -n "$replay" ]; then
 	[ -r "$replay" ] || { echo "bench: cannot read $replay" >&2; exit 2; }
 	m=$(sed -n 's/^I|mode|//p' "$replay" | head -n 1)
-	case $m in full | quick | tools) mode=$m ;; esac
+	case $m in full | quick | tools | transition) mode=$m ;; esac
 fi
 [ -n "$json" ] || { [ "$mode" = full ] && json=bench/results.json || json=build/bench/$mode.json; }
 
@@ -77,7 +85,8 @@ if [ -z "$replay" ]; then
 	}
 	kver=${KVER:-$(scripts/kver.sh)} || exit 2
 	kdir=${KDIR:-/lib/modules/$kver/build}
-	for f in core/klp.ko core/klp_events.ko Module.symvers selftests/modules/klp_test_target.ko; do
+	for f in core/klp.ko core/klp_events.ko Module.symvers selftests/modules/klp_test_target.ko \
+		selftests/modules/klp_test_cm.ko; do
 		[ -f "$f" ] || { echo "bench: $f missing: run make all first" >&2; exit 2; }
 	done
 	[ -x build/bin/klptop ] ||

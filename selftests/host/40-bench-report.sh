@@ -13,7 +13,9 @@
 # (bench/results.json then: every sample in its round, the info records;
 # an output from before scale_rounds, so one sample per N is enough);
 # quick.out is a real `bench/run.sh -q` guest output (build/bench/guest.out)
-# of the guest.sh that records scale_rounds.
+# of the guest.sh that records scale_rounds; transition.out a real
+# `bench/run.sh -T` one (the consistency model's figures: per call during
+# each core's transition, release to completion, klp's sweeps).
 . "$(dirname "$0")/../lib.sh"
 ktap_start "bench: partial runs are not published"
 
@@ -50,7 +52,7 @@ replay() {
 for t in jq gnuplot; do
 	command -v $t > /dev/null || bail "$t missing (scripts/deps.sh installs it)"
 done
-for f in full quick; do
+for f in full quick transition; do
 	[ -s "$data/$f.out" ] || bail "no saved guest output $data/$f.out"
 done
 
@@ -77,6 +79,17 @@ assert_eq "a quick run's output succeeds" 0 "$rc"
 check "its JSON replaced the old one" jqt '.info.mode == "quick"' "$pub/results.json"
 check "the pictures are a full run's: not drawn from a quick one" \
 	bash -c '[ "$(cat "$1/scale.svg")" = "<svg>old scale</svg>" ]' _ "$pub"
+
+seed
+replay "$data/transition.out"
+rc=$?
+assert_eq "a transition run's output succeeds" 0 "$rc"
+[ "$rc" = 0 ] || diag "$(tail -n 5 "$tmp/msg")"
+check "its JSON has the transition figures and the klp/builtin ratios" \
+	jqt '.info.mode == "transition" and
+		([.figures[] | select(.section == "transition")] | length) >= 14 and
+		([.ratios[] | select(.section == "transition")] | length) >= 6' "$pub/results.json"
+check "its table has the transition section" grep -q '^### During a transition' "$tmp/table"
 
 # --- bad outputs -----------------------------------------------------------
 
@@ -120,6 +133,24 @@ bad "a figure short of its rounds" "$tmp/rounds.out" "scale/enable_ms/ours_100 h
 # An error the guest reported, every figure there all the same.
 sed '/^I|done|/i E|klp-exporter died during the idle scrapes: x' "$data/full.out" > "$tmp/error.out"
 bad "an E| record" "$tmp/error.out" "the guest reported: klp-exporter died during the idle scrapes"
+
+# The transition section: one figure missing (the builtin's release to
+# completion), klp's sweeps not measured, the whole section gone.
+grep -v '^B|transition|release_complete_ms|enabling_builtin|' "$data/transition.out" > "$tmp/tr-missing.out"
+bad "a transition figure missing" "$tmp/tr-missing.out" "missing figure: transition/release_complete_ms/enabling_builtin"
+awk -F'|' '!d && $1 == "B" && $3 == "sweeps_at_complete" { $6 = -1; d = 1 } 1' OFS='|' \
+	"$data/transition.out" > "$tmp/tr-sentinel.out"
+bad "klp's sweeps not measured" "$tmp/tr-sentinel.out" "not measured: transition/sweeps_at_complete/enable_ours round 1"
+grep -v '^B|transition|' "$data/transition.out" > "$tmp/tr-none.out"
+bad "a transition run without its section" "$tmp/tr-none.out" "missing figure: transition/kernel_ns/enabling_ours"
+# A quick run of a guest.sh with the transition section (it records
+# transition_rounds) that lost the section: the quick output with the
+# record added.
+sed 's/^I|switch_rounds|.*/&\nI|transition_rounds|2/' "$data/quick.out" > "$tmp/tr-quick.out"
+bad "a quick run without the transition section it has" "$tmp/tr-quick.out" "missing figure: transition/user_ns/disabling_builtin"
+# klp's scale figures until the write returned, beside those until complete
+grep -v '^B|scale|enable_returned_ms|ours_1000|' "$data/transition.out" > "$tmp/tr-returned.out"
+bad "klp's enable returned missing" "$tmp/tr-returned.out" "missing figure: scale/enable_returned_ms/ours_1000"
 
 # The guest stopped before its end.
 grep -v '^I|done|' "$data/quick.out" > "$tmp/unfinished.out"

@@ -50,7 +50,11 @@
 #             its disable, transition open while this task (switched) times
 #             the calls as in redirect (enabling_<core>, disabling_<core>);
 #             then the holder is released and the time until the transition
-#             completes is taken (release_complete_ms).  And the sweeps a
+#             completes is taken (release_complete_ms).  Before that, a
+#             task on CPU 1 looping inside bench_caller_hold() (which the
+#             patch changes too) since before the switch stays unswitched
+#             and times its calls, before the switch and during the
+#             transition (unswitched_ns, unswitched_before_ns).  And the sweeps a
 #             klp transition with no blocked task took, from the complete
 #             event of klp:klp_transition (sweeps_at_complete).
 #   scale     one patch of N functions (bench/gen-scale.sh): register,
@@ -260,13 +264,13 @@ info perf "$(perf version 2>/dev/null | head -n 1)"
 # shellcheck disable=SC2015	# C runs if A or B fails, as meant
 insmod core/klp_events.ko && insmod core/klp.ko || { err "insmod klp_events.ko, klp.ko"; exit 1; }
 insmod selftests/modules/klp_test_target.ko || { err "insmod klp_test_target.ko"; exit 1; }
+addr=$(awk '$3 == "klp_target_a" && $4 == "[klp_test_target]" { print $1 }' /proc/kallsyms)
+insmod "$MOD/bench_caller.ko" fn=0x"$addr" || { err "insmod bench_caller.ko"; exit 1; }
 if [ "$RT" -gt 0 ]; then
 	# shellcheck disable=SC2015
 	insmod selftests/modules/klp_test_cm.ko && insmod "$MOD/bench_tr_ours.ko" ||
 		{ err "insmod klp_test_cm.ko, bench_tr_ours.ko"; exit 1; }
 fi
-addr=$(awk '$3 == "klp_target_a" && $4 == "[klp_test_target]" { print $1 }' /proc/kallsyms)
-insmod "$MOD/bench_caller.ko" fn=0x"$addr" || { err "insmod bench_caller.ko"; exit 1; }
 # shellcheck disable=SC2015
 insmod "$MOD/bench_ours1.ko" && insmod "$MOD/bench_ours2.ko" ||
 	{ err "insmod bench_ours"; exit 1; }

@@ -147,6 +147,18 @@ function dratio(ka, kb, kc,    a, i, r, n, d) {
 	stats(a, n)
 }
 
+# per-round ratio ka / kb of two figures: sets S_*
+function kratio(ka, kb,    a, i, r, n) {
+	n = 0
+	delete a
+	for (i = 1; i <= nsamp[ka]; i++) {
+		r = rounds[ka, i]
+		if (!((kb, r) in val) || val[kb, r] <= 0) continue
+		a[++n] = val[ka, r] / val[kb, r]
+	}
+	stats(a, n)
+}
+
 # "median (min-max)" of the ratio in S_*, "-" if there is none
 function scell() {
 	if (!S_n) return "-"
@@ -217,6 +229,8 @@ function require_transition(rt,    i, j, c) {
 			require("transition", "kernel_ns", c, rt)
 			require("transition", "user_ns", c, rt)
 			require("transition", "release_complete_ms", c, rt)
+			require("transition", "unswitched_ns", c, rt)
+			require("transition", "unswitched_before_ns", c, rt)
 		}
 	require("transition", "sweeps_at_complete", "enable_ours", rt)
 	require("transition", "sweeps_at_complete", "disable_ours", rt)
@@ -309,6 +323,26 @@ function transition_table(    i, j, d, c, dn, sw) {
 			printf "| %s | %s | %s | %s |\n", j ? "" : dn[d], j ? "builtin" : "klp", cell("transition", "kernel_ns", c), cell("transition", "user_ns", c)
 		}
 		printf "| | klp / builtin | %s | %s |\n", rcell("transition", "kernel_ns", dn[d] "_ours", dn[d] "_builtin", "", "ours/builtin " dn[d]), rcell("transition", "user_ns", dn[d] "_ours", dn[d] "_builtin", "", "ours/builtin " dn[d])
+	}
+	if (has("transition", "unswitched_ns", "enabling_ours")) {
+		print ""
+		print "Per call (ns) from a task that has not switched: a kernel loop on the other CPU inside"
+		print "bench_caller_hold(), which the patch changes too, started before the switch (so neither core"
+		print "can switch it); the fastest chunk of 20,000 calls before the switch and during the transition"
+		print "(it gets the version from before the switch: the original while enabling, the patch while"
+		print "disabling), and the ratio during / before for the same task in the same round."
+		print ""
+		print "| transition | core | before the switch | during, unswitched | during / before |"
+		print "|---|---|---|---|---|"
+		for (d = 1; d <= 2; d++) {
+			for (j = 0; j < 2; j++) {
+				c = dn[d] "_" (j ? "builtin" : "ours")
+				kratio(key("transition", "unswitched_ns", c), key("transition", "unswitched_before_ns", c))
+				sw = scell()
+				printf "| %s | %s | %s | %s | %s |\n", j ? "" : dn[d], j ? "builtin" : "klp", cell("transition", "unswitched_before_ns", c), cell("transition", "unswitched_ns", c), sw
+			}
+			printf "| | klp / builtin | %s | %s | |\n", rcell("transition", "unswitched_before_ns", dn[d] "_ours", dn[d] "_builtin", "", "ours/builtin unswitched before " dn[d]), rcell("transition", "unswitched_ns", dn[d] "_ours", dn[d] "_builtin", "", "ours/builtin unswitched " dn[d])
+		}
 	}
 	print ""
 	print "From the holder's release (the write that wakes it) until `transition` reads 0 (or the builtin"

@@ -15,7 +15,8 @@
 # quick.out is a real `bench/run.sh -q` guest output (build/bench/guest.out)
 # of the guest.sh that records scale_rounds; transition.out a real
 # `bench/run.sh -T` one (the consistency model's figures: per call during
-# each core's transition, release to completion, klp's sweeps).
+# each core's transition from a switched and an unswitched task, release
+# to completion, klp's sweeps).
 . "$(dirname "$0")/../lib.sh"
 ktap_start "bench: partial runs are not published"
 
@@ -87,7 +88,7 @@ assert_eq "a transition run's output succeeds" 0 "$rc"
 [ "$rc" = 0 ] || diag "$(tail -n 5 "$tmp/msg")"
 check "its JSON has the transition figures and the klp/builtin ratios" \
 	jqt '.info.mode == "transition" and
-		([.figures[] | select(.section == "transition")] | length) >= 14 and
+		([.figures[] | select(.section == "transition")] | length) >= 22 and
 		([.ratios[] | select(.section == "transition")] | length) >= 6' "$pub/results.json"
 check "its table has the transition section" grep -q '^### During a transition' "$tmp/table"
 
@@ -143,11 +144,13 @@ awk -F'|' '!d && $1 == "B" && $3 == "sweeps_at_complete" { $6 = -1; d = 1 } 1' O
 bad "klp's sweeps not measured" "$tmp/tr-sentinel.out" "not measured: transition/sweeps_at_complete/enable_ours round 1"
 grep -v '^B|transition|' "$data/transition.out" > "$tmp/tr-none.out"
 bad "a transition run without its section" "$tmp/tr-none.out" "missing figure: transition/kernel_ns/enabling_ours"
+grep -v '^B|transition|unswitched_ns|disabling_ours|' "$data/transition.out" > "$tmp/tr-unswitched.out"
+bad "no unswitched figure" "$tmp/tr-unswitched.out" "missing figure: transition/unswitched_ns/disabling_ours"
 # A quick run of a guest.sh with the transition section (it records
 # transition_rounds) that lost the section: the quick output with the
 # record added.
 sed 's/^I|switch_rounds|.*/&\nI|transition_rounds|2/' "$data/quick.out" > "$tmp/tr-quick.out"
-bad "a quick run without the transition section it has" "$tmp/tr-quick.out" "missing figure: transition/user_ns/disabling_builtin"
+bad "a quick run without the transition section it has" "$tmp/tr-quick.out" "missing figure: transition/kernel_ns/enabling_ours"
 # klp's scale figures until the write returned, beside those until complete
 grep -v '^B|scale|enable_returned_ms|ours_1000|' "$data/transition.out" > "$tmp/tr-returned.out"
 bad "klp's enable returned missing" "$tmp/tr-returned.out" "missing figure: scale/enable_returned_ms/ours_1000"

@@ -194,7 +194,7 @@ fail() {	# fail MESSAGE: keep this run's JSON aside, leave the published alone
 	exit 1
 }
 awk -v json="$new/results.json" -v generated="$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
-	-f bench/report.awk "$replay" | tee "$out/table.md"
+	-f bench/report.awk -f bench/report-transition.awk "$replay" | tee "$out/table.md"
 report_rc=${PIPESTATUS[0]}
 [ -s "$new/results.json" ] || fail "no JSON written"
 # report.awk lists each problem (errors, sentinels, missing figures) at

@@ -49,30 +49,35 @@ static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
 	return ret ?: count;
 }
 
-static ssize_t enabled_show(struct kobject *kobj,
-			    struct kobj_attribute *attr, char *buf)
+/* A number about a patch, read under klp_mutex while it is registered. */
+static ssize_t klp_show_locked(struct kobject *kobj, char *buf,
+			       int (*value)(struct klp_patch *patch))
 {
 	struct klp_patch *patch = container_of(kobj, struct klp_patch, kobj);
 	ssize_t ret = -ENODEV;
 
 	mutex_lock(&klp_mutex);
 	if (klp_is_patch_registered(patch))
-		ret = sysfs_emit(buf, "%d\n", klp_transition_target(patch));
+		ret = sysfs_emit(buf, "%d\n", value(patch));
 	mutex_unlock(&klp_mutex);
 	return ret;
+}
+
+static ssize_t enabled_show(struct kobject *kobj,
+			    struct kobj_attribute *attr, char *buf)
+{
+	return klp_show_locked(kobj, buf, klp_transition_target);
+}
+
+static int klp_transition_of(struct klp_patch *patch)
+{
+	return klp_in_transition(patch);
 }
 
 static ssize_t transition_show(struct kobject *kobj,
 			       struct kobj_attribute *attr, char *buf)
 {
-	struct klp_patch *patch = container_of(kobj, struct klp_patch, kobj);
-	ssize_t ret = -ENODEV;
-
-	mutex_lock(&klp_mutex);
-	if (klp_is_patch_registered(patch))
-		ret = sysfs_emit(buf, "%d\n", klp_in_transition(patch));
-	mutex_unlock(&klp_mutex);
-	return ret;
+	return klp_show_locked(kobj, buf, klp_transition_of);
 }
 
 static ssize_t force_store(struct kobject *kobj, struct kobj_attribute *attr,

@@ -383,7 +383,7 @@ int main(int argc, char **argv)
 	}
 	if (x->opt.once) {
 		scrape(x, x->opt.once_format, &x->text);
-		err = ex_write_all(STDOUT_FILENO, x->text.s ? x->text.s : "",
+		err = sb_write_all(STDOUT_FILENO, x->text.s ? x->text.s : "",
 				   x->text.len);
 		goto out;
 	}

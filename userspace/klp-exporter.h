@@ -114,7 +114,6 @@ void ex_http_stop(struct ex_http *h);
 
 /* --- the textfile (klp-exporter_textfile.c) ------------------------------- */
 
-int ex_write_all(int fd, const char *s, size_t len);
 int ex_textfile_write(const char *path, const char *s, size_t len);
 
 #endif /* _KLP_EXPORTER_H */

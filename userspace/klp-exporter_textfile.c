@@ -25,29 +25,6 @@
 
 #define EX_TEXTFILE_MODE	0644
 
-/**
- * ex_write_all() - write all of a buffer, through short writes and EINTR
- * @fd:  to
- * @s:   the bytes
- * @len: how many
- *
- * Return: 0, or -errno.
- */
-int ex_write_all(int fd, const char *s, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, s, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		s += n;
-		len -= n;
-	}
-	return 0;
-}
-
 /* ".FILE.XXXXXX" beside FILE, for mkstemp(); NULL if too long */
 static char *temp_template(const char *path)
 {
@@ -87,7 +64,7 @@ int ex_textfile_write(const char *path, const char *s, size_t len)
 	}
 	err = fchmod(fd, EX_TEXTFILE_MODE) ? -errno : 0;
 	if (!err)
-		err = ex_write_all(fd, s, len);
+		err = sb_write_all(fd, s, len);
 	if (!err && fsync(fd))
 		err = -errno;
 	if (close(fd) && !err)

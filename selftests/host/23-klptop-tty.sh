@@ -138,7 +138,7 @@ pty() {
 	shift
 	cat > "$tmp/script"
 	timeout 60 python3 "$KLP_TOP/selftests/host/klptop_pty.py" "$size" "$tmp/script" \
-		-- "$tmp/t" "$tmp/state" "$@" > "$tmp/out" 2>&1
+		-- "$tmp/t" "${STATE:-$tmp/state}" "$@" > "$tmp/out" 2>&1
 	cat "$tmp/out"
 }
 # screen N: the Nth screen printed by pty (1 first)
@@ -196,6 +196,7 @@ keys /p2\r
 screen
 keys /xyz\r
 screen
+keys /f2
 keys \x1b
 screen
 keys h
@@ -215,7 +216,8 @@ assert_eq "/p2: the functions of patch p2" \
 	"$(status 3)|$(body 3)"
 assert_eq "a filter nothing matches: no rows, said" "rows 0-0 of 0  filter: xyz  h: help|" \
 	"$(status 4)|$(body 4)"
-assert_eq "Esc: the filter cleared, every row back" "rows 1-12 of 40  h: help" "$(status 5)"
+assert_eq "Esc while typing a search: the search and the filter cleared, every row back" \
+	"rows 1-12 of 40  h: help" "$(status 5)"
 check "h: the help lists the keys (quit, scroll, filter) and fits" \
 	eval 'screen 6 | grep -q "^q  *quit" && screen 6 | grep -q "^PgDn Space  *scroll down a page" &&
 	      screen 6 | grep -q "^/ TEXT Enter" && screen 6 | grep -q "^Esc  *clear the filter" &&
@@ -228,6 +230,16 @@ keys q
 EOF
 assert_eq "-r 5 on a terminal: 5 rows, though there is room for more" \
 	"rows 1-5 of 40  h: help|f00 f01 f02 f03 f04" "$(status 1)|$(body 1)"
+
+# a name with escape sequences (names come from modules) cannot drive
+# the terminal: shown with '?' for each unprintable byte
+sed 's/ f05 / f05\x1b[2J\x1b]0;x\x07 /' "$tmp/state" > "$tmp/state.esc"
+STATE=$tmp/state.esc pty 24x80 <<'EOF'
+screen
+keys q
+EOF
+assert_eq "a function name with ESC [ 2 J and a title sequence: shown as ?, nothing cleared" \
+	"f05?[2J?]0;x?|clears 0" "$(body 1 | cut -d' ' -f6)|$(tail -n 1 "$tmp/out")"
 
 # without a terminal: summary, title, the first -r rows, a blank line
 "$tmp/t" "$tmp/state" > "$tmp/plain"

@@ -280,9 +280,17 @@ static void walk_count(const void *node, VISIT which, void *closure)
 	put_value_line(w->b, c->value);
 }
 
-/* HELP and TYPE; a counter's family has no _total in OpenMetrics. */
-static void header(struct strbuf *b, enum ex_format fmt, const char *name,
-		   const char *type, const char *help)
+/**
+ * ex_header() - a metric family's HELP and TYPE lines
+ * @b:    appended to
+ * @fmt:  the format: in OpenMetrics a counter's family has no _total,
+ *        an info's no _info; the text format has no info type (gauge)
+ * @name: the samples' name
+ * @type: counter, gauge or info
+ * @help: the HELP text
+ */
+void ex_header(struct strbuf *b, enum ex_format fmt, const char *name,
+	       const char *type, const char *help)
 {
 	bool counter = !strcmp(type, "counter");
 	bool info = !strcmp(type, "info");
@@ -303,7 +311,7 @@ static void family(struct strbuf *b, enum ex_format fmt, const char *name,
 {
 	struct family_walk w = { .b = b, .name = name };
 
-	header(b, fmt, name, "counter", help);
+	ex_header(b, fmt, name, "counter", help);
 	twalk_r(f->root, walk_count, &w);
 }
 
@@ -311,7 +319,7 @@ static void scalar(struct strbuf *b, enum ex_format fmt, const char *name,
 		   const char *type, const char *help,
 		   unsigned long long value)
 {
-	header(b, fmt, name, type, help);
+	ex_header(b, fmt, name, type, help);
 	sb_printf(b, "%s %llu\n", name, value);
 }
 
@@ -320,7 +328,7 @@ static void render_model(struct strbuf *b, enum ex_format fmt,
 {
 	size_t i, j;
 
-	header(b, fmt, "klp_patch_info", "info",
+	ex_header(b, fmt, "klp_patch_info", "info",
 	       "A registered patch: its module's srcversion and the CVEs it fixes");
 	for (i = 0; i < m->nr_patches; i++) {
 		const struct kt_patch *p = m->patches[i];
@@ -331,7 +339,7 @@ static void render_model(struct strbuf *b, enum ex_format fmt,
 		sb_puts(b, "}");
 		put_value_line(b, 1);
 	}
-	header(b, fmt, "klp_patch_enabled", "gauge",
+	ex_header(b, fmt, "klp_patch_enabled", "gauge",
 	       "1 if the patch is enabled, 0 if not");
 	for (i = 0; i < m->nr_patches; i++) {
 		sb_puts(b, "klp_patch_enabled{");
@@ -339,7 +347,7 @@ static void render_model(struct strbuf *b, enum ex_format fmt,
 		sb_puts(b, "}");
 		put_value_line(b, m->patches[i]->enabled);
 	}
-	header(b, fmt, "klp_patch_enabled_timestamp_seconds", "gauge",
+	ex_header(b, fmt, "klp_patch_enabled_timestamp_seconds", "gauge",
 	       "When the enable in force happened, Unix time (enabled patches)");
 	for (i = 0; i < m->nr_patches; i++) {
 		const struct kt_patch *p = m->patches[i];
@@ -351,7 +359,7 @@ static void render_model(struct strbuf *b, enum ex_format fmt,
 		sb_printf(b, "} %llu.%09llu\n", p->enabled_ns / KT_NSEC_PER_SEC,
 			      p->enabled_ns % KT_NSEC_PER_SEC);
 	}
-	header(b, fmt, "klp_func_winner", "gauge",
+	ex_header(b, fmt, "klp_func_winner", "gauge",
 	       "For each func on its function's func_stack: 1 if it wins (top), 0 if below");
 	for (i = 0; i < m->nr_fns; i++) {
 		const struct kt_fn *fn = m->fns[i];
@@ -364,7 +372,7 @@ static void render_model(struct strbuf *b, enum ex_format fmt,
 			put_value_line(b, j == 0);
 		}
 	}
-	header(b, fmt, "klp_func_stack_depth", "gauge",
+	ex_header(b, fmt, "klp_func_stack_depth", "gauge",
 	       "Funcs on the function's func_stack (0: the original runs)");
 	for (i = 0; i < m->nr_fns; i++) {
 		sb_puts(b, "klp_func_stack_depth{");

@@ -423,6 +423,8 @@ int main(int argc, char **argv)
 	x = kt_realloc(NULL, 1, sizeof(*x));
 	memset(x, 0, sizeof(*x));
 	ex_options_parse(&x->opt, argc, argv);
+	x->self.version = x->opt.version;
+	x->self.revision = x->opt.revision;
 	x->self.textfile = x->opt.textfile;
 	x->self.interval = x->opt.interval;
 	x->libbpf_print = libbpf_set_print(NULL);

@@ -56,6 +56,7 @@ struct ex_options {
 	enum ex_format once_format;
 	bool verbose;
 	unsigned int given;		/* which options were */
+	const char *version, *revision;	/* what was built (build/version.h) */
 };
 
 void ex_options_parse(struct ex_options *o, int argc, char **argv);
@@ -104,6 +105,7 @@ void ex_count_winner_changes(struct ex_totals *t, const struct kt_model *m,
 void ex_render(struct strbuf *b, enum ex_format fmt, const struct ex_view *v);
 void ex_header(struct strbuf *b, enum ex_format fmt, const char *name,
 	       const char *type, const char *help);
+void ex_put_labels(struct strbuf *b, ...);
 
 /* --- the exporter's own metrics (klp-exporter_self.c) --------------------- */
 
@@ -113,8 +115,10 @@ struct ex_proc_stat {
 	unsigned long long rss;				/* pages */
 };
 
-/* The textfile, as its metrics tell it. */
+/* The build, and the textfile, as the exporter's own metrics tell them. */
 struct ex_self {
+	const char *version;		/* KLP_VERSION (dkms.conf's) */
+	const char *revision;		/* the git revision built, or unknown */
 	const char *textfile;		/* NULL: none */
 	int interval;			/* seconds between writes */
 	unsigned long long written_ns;	/* CLOCK_REALTIME of the last; 0: none */

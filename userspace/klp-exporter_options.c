@@ -17,6 +17,13 @@
 #include <string.h>
 #include <netinet/in.h>
 #include "klp-exporter.h"
+#include "version.h"
+
+/* "klp-exporter VERSION (revision REVISION)" */
+const char *ex_version(void)
+{
+	return "klp-exporter " KLP_VERSION " (revision " KLP_REVISION ")";
+}
 
 /* --version: ex_version() */
 static void print_version(FILE *f, struct argp_state *state)
@@ -291,6 +298,8 @@ void ex_options_parse(struct ex_options *o, int argc, char **argv)
 
 	memset(o, 0, sizeof(*o));
 	o->interval = 15;
+	o->version = KLP_VERSION;
+	o->revision = KLP_REVISION;
 	if (parse_listen(EX_DEFAULT_LISTEN, &o->listen, why, sizeof(why)))
 		abort();
 	if (argp_parse(&argp, argc, argv, 0, NULL, o))

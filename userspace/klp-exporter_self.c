@@ -19,7 +19,6 @@
 #include <time.h>
 #include <unistd.h>
 #include "klp-exporter.h"
-#include "version.h"
 
 /**
  * ex_proc_stat_parse() - the fields of /proc/self/stat the metrics need
@@ -150,15 +149,16 @@ static void render_process(struct strbuf *b, enum ex_format fmt)
  * ex_render_self() - the exporter's own metrics
  * @b:   appended to
  * @fmt: the exposition format
- * @s:   the textfile's state (its metrics only with -t)
+ * @s:   the build, the textfile's state (its metrics only with -t)
  */
 void ex_render_self(struct strbuf *b, enum ex_format fmt,
 		    const struct ex_self *s)
 {
 	ex_header(b, fmt, "klp_exporter_build_info", "gauge",
 		  "The version and git revision klp-exporter was built from, as a label each; value 1");
-	sb_printf(b, "klp_exporter_build_info{version=\"%s\",revision=\"%s\"} 1\n",
-		  KLP_VERSION, KLP_REVISION);
+	sb_puts(b, "klp_exporter_build_info{");
+	ex_put_labels(b, "version", s->version, "revision", s->revision, NULL);
+	sb_puts(b, "} 1\n");
 	render_process(b, fmt);
 	if (!s->textfile)
 		return;
@@ -168,10 +168,4 @@ void ex_render_self(struct strbuf *b, enum ex_format fmt,
 		gauge(b, fmt, "klp_exporter_textfile_write_timestamp_seconds",
 		      "When the textfile was last written, Unix time (in the textfile: that write)",
 		      (double)s->written_ns / KT_NSEC_PER_SEC);
-}
-
-/* "klp-exporter VERSION (revision REVISION)" */
-const char *ex_version(void)
-{
-	return "klp-exporter " KLP_VERSION " (revision " KLP_REVISION ")";
 }

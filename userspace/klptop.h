@@ -41,6 +41,7 @@ struct termios;
 #define KT_LOG_LEN		64	/* transitions kept */
 #define KT_TEXT_LEN		384
 #define KT_NSEC_PER_SEC		1000000000ULL
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 
 enum kt_sort {
 	KT_SORT_RATE,		/* hits/s in the last interval, highest first */

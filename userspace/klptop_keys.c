@@ -115,7 +115,8 @@ static const struct kt_binding bindings[] = {
 	{ { 'h', '?' }, "h ?", "this help (any key returns)", help },
 	{ { 's' }, "s", "next sort: rate, total, name, depth", next_sort },
 	{ { 'p' }, "p", "pause the display (counting goes on)", pause_display },
-	{ { '/' }, "/ TEXT Enter", "only functions, or functions of patches, whose name contains TEXT", search_start },
+	{ { '/' }, "/ TEXT Enter", "only functions (or patches) whose name contains TEXT",
+	  search_start },
 	{ { KT_KEY_ESC }, "Esc", "clear the filter", search_clear },
 	{ { KT_KEY_UP, 'k' }, "Up k", "scroll up a row", row_up },
 	{ { KT_KEY_DOWN, 'j' }, "Down j", "scroll down a row", row_down },
@@ -171,7 +172,7 @@ enum kt_action kt_view_key(struct kt_view *v, int key)
 		v->help = false;
 		return KT_ACT_REDRAW;
 	}
-	for (i = 0; i < sizeof(bindings) / sizeof(bindings[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(bindings); i++)
 		for (j = 0; j < 3 && bindings[i].key[j]; j++)
 			if (bindings[i].key[j] == key)
 				return bindings[i].fn(v);
@@ -217,7 +218,7 @@ void kt_help_lines(struct kt_frame *f)
 	size_t i;
 
 	kt_frame_add(f, KT_TITLE, "%-14s %s", "KEY", "WHAT IT DOES");
-	for (i = 0; i < sizeof(bindings) / sizeof(bindings[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(bindings); i++)
 		kt_frame_add(f, KT_BODY, "%-14s %s", bindings[i].names,
 			     bindings[i].what);
 }

@@ -57,7 +57,8 @@ void kt_tty_restore(void)
 		tcsetattr(STDIN_FILENO, TCSANOW, &saved_tio);
 	if (cursor_hidden)
 		sb_write_all(STDOUT_FILENO, "\033[?25h\r\n", 8);
-	raw_on = cursor_hidden = false;
+	raw_on = false;
+	cursor_hidden = false;
 }
 
 /**

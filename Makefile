@@ -36,8 +36,18 @@ CFLAGS ?= -g -O2 -Wall -Wextra -Wno-unused-parameter
 ARCH_BPF := x86
 # GNU: program_invocation_short_name names the tool in shared messages.
 # libtracefs' and libtraceevent's headers include each other by bare name.
-INCLUDES := -D_GNU_SOURCE -Iinclude -I$(BPF_OUT) -Iuserspace \
+INCLUDES := -D_GNU_SOURCE -Iinclude -I$(BPF_OUT) -I$(OUT) -Iuserspace \
 	$(shell pkg-config --cflags libtracefs libtraceevent 2>/dev/null)
+
+# The version and the git revision the tools are built from (klp-exporter's
+# build_info), in build/version.h: rewritten only when they change, so a
+# new commit rebuilds only what includes it, and `make -q` stays quiet.
+KLP_REVISION := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+$(shell mkdir -p $(OUT) && \
+	printf '#define KLP_VERSION "%s"\n#define KLP_REVISION "%s"\n' \
+		'$(KLP_VERSION)' '$(KLP_REVISION)' > $(OUT)/version.h.new && \
+	{ cmp -s $(OUT)/version.h.new $(OUT)/version.h && rm -f $(OUT)/version.h.new || \
+	  mv $(OUT)/version.h.new $(OUT)/version.h; })
 
 KBUILD := $(MAKE) -C $(KDIR)
 KMODS := . $(FAULT_DIR)
@@ -90,12 +100,12 @@ $(BPF_OUT)/%.skel.h: $(BPF_OUT)/%.bpf.o
 # and the libraries it needs (<tool>_PKGS).  Header dependencies come from
 # the compiler (-MMD), so a change rebuilds only what includes it.
 klptop_ROOMS := klptop_model klptop_events klptop_counters klptop_attach \
-	klptop_screen klptop_json
+	klptop_screen klptop_tty klptop_keys klptop_json
 klptop_LIBS := snapshot json strbuf
 klptop_PKGS := libbpf
 klp-exporter_ROOMS := klptop_model klptop_events klptop_counters klptop_attach \
 	klp-exporter_metrics klp-exporter_http klp-exporter_textfile \
-	klp-exporter_options
+	klp-exporter_options klp-exporter_self
 klp-exporter_LIBS := snapshot strbuf
 klp-exporter_PKGS := libbpf libmicrohttpd
 klp-trace_ROOMS := klp-trace_format klp-trace_instance

@@ -53,10 +53,10 @@ static void put_value(struct strbuf *b, const char *v)
 }
 
 /*
- * labels(b, "object", o, "function", f, NULL): the label set, rendered,
- * appended to b (no braces)
+ * ex_put_labels(b, "object", o, "function", f, NULL): the label set,
+ * rendered, appended to b (no braces)
  */
-static void put_labels(struct strbuf *b, ...)
+void ex_put_labels(struct strbuf *b, ...)
 {
 	const char *name;
 	bool first = true;
@@ -120,7 +120,7 @@ static void winner_changed(struct ex_totals *t, const char *object,
 {
 	struct strbuf key = {};
 
-	put_labels(&key, "object", object, "function", name, NULL);
+	ex_put_labels(&key, "object", object, "function", name, NULL);
 	family_add(&t->winner_changes, &key, 1);
 }
 
@@ -144,11 +144,11 @@ void ex_count_event(struct ex_totals *t, const struct kt_model *m,
 
 	if (!strcmp(kt_event_name(e->type), "unknown"))
 		return;
-	put_labels(&key, "patch", e->patch, "event", kt_event_name(e->type),
+	ex_put_labels(&key, "patch", e->patch, "event", kt_event_name(e->type),
 		   NULL);
 	family_add(&t->transitions, &key, 1);
 	if (e->type == KLP_EV_PATCH_ENABLE && e->ret) {
-		put_labels(&key, "patch", e->patch, NULL);
+		ex_put_labels(&key, "patch", e->patch, NULL);
 		family_add(&t->enable_failures, &key, 1);
 	}
 	if ((e->type != KLP_EV_FUNC_PUSH && e->type != KLP_EV_FUNC_POP) ||
@@ -249,7 +249,7 @@ void ex_count_redirects(struct ex_totals *t, struct kt_model *m,
 				c->value += f->hits_interval;
 				continue;
 			}
-			put_labels(&key, "object", fn->object, "function",
+			ex_put_labels(&key, "object", fn->object, "function",
 				   fn->name, "patch", f->patch->name, NULL);
 			f->priv = family_add(&t->redirects, &key,
 					     f->hits_interval);
@@ -280,9 +280,17 @@ static void walk_count(const void *node, VISIT which, void *closure)
 	put_value_line(w->b, c->value);
 }
 
-/* HELP and TYPE; a counter's family has no _total in OpenMetrics. */
-static void header(struct strbuf *b, enum ex_format fmt, const char *name,
-		   const char *type, const char *help)
+/**
+ * ex_header() - a metric family's HELP and TYPE lines
+ * @b:    appended to
+ * @fmt:  the format: in OpenMetrics a counter's family has no _total,
+ *        an info's no _info; the text format has no info type (gauge)
+ * @name: the samples' name
+ * @type: counter, gauge or info
+ * @help: the HELP text
+ */
+void ex_header(struct strbuf *b, enum ex_format fmt, const char *name,
+	       const char *type, const char *help)
 {
 	bool counter = !strcmp(type, "counter");
 	bool info = !strcmp(type, "info");
@@ -303,7 +311,7 @@ static void family(struct strbuf *b, enum ex_format fmt, const char *name,
 {
 	struct family_walk w = { .b = b, .name = name };
 
-	header(b, fmt, name, "counter", help);
+	ex_header(b, fmt, name, "counter", help);
 	twalk_r(f->root, walk_count, &w);
 }
 
@@ -311,7 +319,7 @@ static void scalar(struct strbuf *b, enum ex_format fmt, const char *name,
 		   const char *type, const char *help,
 		   unsigned long long value)
 {
-	header(b, fmt, name, type, help);
+	ex_header(b, fmt, name, type, help);
 	sb_printf(b, "%s %llu\n", name, value);
 }
 
@@ -320,26 +328,26 @@ static void render_model(struct strbuf *b, enum ex_format fmt,
 {
 	size_t i, j;
 
-	header(b, fmt, "klp_patch_info", "info",
+	ex_header(b, fmt, "klp_patch_info", "info",
 	       "A registered patch: its module's srcversion and the CVEs it fixes");
 	for (i = 0; i < m->nr_patches; i++) {
 		const struct kt_patch *p = m->patches[i];
 
 		sb_puts(b, "klp_patch_info{");
-		put_labels(b, "patch", p->name, "srcversion", p->srcversion,
+		ex_put_labels(b, "patch", p->name, "srcversion", p->srcversion,
 			   "cve", p->cve, NULL);
 		sb_puts(b, "}");
 		put_value_line(b, 1);
 	}
-	header(b, fmt, "klp_patch_enabled", "gauge",
+	ex_header(b, fmt, "klp_patch_enabled", "gauge",
 	       "1 if the patch is enabled, 0 if not");
 	for (i = 0; i < m->nr_patches; i++) {
 		sb_puts(b, "klp_patch_enabled{");
-		put_labels(b, "patch", m->patches[i]->name, NULL);
+		ex_put_labels(b, "patch", m->patches[i]->name, NULL);
 		sb_puts(b, "}");
 		put_value_line(b, m->patches[i]->enabled);
 	}
-	header(b, fmt, "klp_patch_enabled_timestamp_seconds", "gauge",
+	ex_header(b, fmt, "klp_patch_enabled_timestamp_seconds", "gauge",
 	       "When the enable in force happened, Unix time (enabled patches)");
 	for (i = 0; i < m->nr_patches; i++) {
 		const struct kt_patch *p = m->patches[i];
@@ -347,28 +355,28 @@ static void render_model(struct strbuf *b, enum ex_format fmt,
 		if (!p->enabled || !p->enabled_ns)
 			continue;
 		sb_puts(b, "klp_patch_enabled_timestamp_seconds{");
-		put_labels(b, "patch", p->name, NULL);
+		ex_put_labels(b, "patch", p->name, NULL);
 		sb_printf(b, "} %llu.%09llu\n", p->enabled_ns / KT_NSEC_PER_SEC,
 			      p->enabled_ns % KT_NSEC_PER_SEC);
 	}
-	header(b, fmt, "klp_func_winner", "gauge",
+	ex_header(b, fmt, "klp_func_winner", "gauge",
 	       "For each func on its function's func_stack: 1 if it wins (top), 0 if below");
 	for (i = 0; i < m->nr_fns; i++) {
 		const struct kt_fn *fn = m->fns[i];
 
 		for (j = 0; j < fn->depth; j++) {
 			sb_puts(b, "klp_func_winner{");
-			put_labels(b, "object", fn->object, "function", fn->name,
+			ex_put_labels(b, "object", fn->object, "function", fn->name,
 				   "patch", fn->stack[j]->patch->name, NULL);
 			sb_puts(b, "}");
 			put_value_line(b, j == 0);
 		}
 	}
-	header(b, fmt, "klp_func_stack_depth", "gauge",
+	ex_header(b, fmt, "klp_func_stack_depth", "gauge",
 	       "Funcs on the function's func_stack (0: the original runs)");
 	for (i = 0; i < m->nr_fns; i++) {
 		sb_puts(b, "klp_func_stack_depth{");
-		put_labels(b, "object", m->fns[i]->object, "function",
+		ex_put_labels(b, "object", m->fns[i]->object, "function",
 			   m->fns[i]->name, NULL);
 		sb_puts(b, "}");
 		put_value_line(b, m->fns[i]->depth);

@@ -172,14 +172,14 @@ static int __klp_enable_patch(struct klp_patch *patch)
 	if (WARN_ON(patch->state != KLP_DISABLED))
 		return -EINVAL;
 
-	pr_notice("enabling patch '%s'\n", klp_patch_name(patch));
-
 	ret = klp_check_states(patch);
 	if (ret) {
 		trace_klp_enable_failed(klp_next_seq(), klp_patch_name(patch),
 					"", "", ret);
 		return ret;
 	}
+
+	pr_notice("enabling patch '%s'\n", klp_patch_name(patch));
 
 	klp_for_each_object(patch, obj) {
 		ret = klp_load_object(obj);

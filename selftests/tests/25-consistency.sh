@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # klp-accel: tcg,thread=single
 # klp-timeout: 600
-# klp-min-results: 40
+# klp-min-results: 64
 # The consistency model (core/transition.c): a patch that changes
 # klp_cm_f() and the klp_cm_g() it calls twice, around a sleep
 # (klp_test_cm.h), never lets a task run a mix of the two versions: over
@@ -220,8 +220,8 @@ assert_eq "replace: after it, klp_cm_f is the original with the new klp_cm_g" \
 	"33:1" "$(results)"
 assert_eq "module coming: still patched" 7001 "$(target a)"
 check "replace: disable" eval "echo 0 > $KLP_SYSFS/$P2/enabled"
-check "replace: freed and removed" \
-	eval "wait_until 20 '[ ! -e $KLP_SYSFS/$P2 ]' && wait_until 5 'rmmod $P2 2>/dev/null'"
+check "replace: freed" wait_until 20 eval "[ ! -e $KLP_SYSFS/$P2 ]"
+check "replace: its module removed" wait_until 5 eval "rmmod $P2 2>/dev/null"
 assert_eq "replace: the original again" 100 "$(target a)"
 
 # --- 6: 256 functions, 300 more tasks ---------------------------------------
@@ -232,7 +232,7 @@ for i in $(seq 300); do
 	sleepers+=($!)
 done
 trace_clear
-check "many: a 256-function patch enables" klp_insmod klp_test_many256
+check "many: a 256-function patch enables" insmod "$(klp_modpath klp_test_many256)" enable=1
 check "many: its transition completes" \
 	wait_until 30 eval "[ \$(cat $KLP_SYSFS/klp_test_many256/transition) = 0 ]"
 total=$(tr_actions | sed -n 's/^complete target=1 pending=0$/x/p' | wc -l)

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# klp-min-results: 21
+# klp-min-results: 22
 # Upstream's livepatch selftests, run against klp as a peer's suite: the
 # scripts and test modules of Debian's linux-source-6.1
 # (tools/testing/selftests/livepatch/test-*.sh, lib/livepatch/
@@ -78,14 +78,18 @@ listed() {
 # module loaded: each patch disabled, each module removed, forcibly
 # (rmmod -f, CONFIG_MODULE_FORCE_UNLOAD) if klp still pins it; ftrace on
 tidy() {
-	local e m
-	sysctl -q kernel.ftrace_enabled=1
+	local e m mods=()
+	echo 1 > /proc/sys/kernel/ftrace_enabled
 	for e in "$KLP_SYSFS"/test_klp_*/enabled; do
-		[ -e "$e" ] && grep -q '^1$' "$e" && echo 0 > "$e"
+		[ -e "$e" ] && [ "$(< "$e")" = 1 ] && echo 0 > "$e"
 	done
-	# patch modules first: a target may be a patch's object
-	for m in $(lsmod | awk '$1 ~ /^test_klp_/ { print $1 }' | sort -r); do
-		[ -d /sys/module/$m ] || continue
+	# patch modules first (in /proc/modules, the last loaded comes first):
+	# a target may be a patch's object
+	while read -r m _; do
+		[[ $m == test_klp_* ]] && mods+=("$m")
+	done < /proc/modules
+	for m in "${mods[@]}"; do
+		[ -d "/sys/module/$m" ] || continue
 		rmmod "$m" 2> /dev/null && continue
 		if rmmod -f "$m" 2> /dev/null; then
 			FORCED+=" $m"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# klp-min-results: 22
+# klp-min-results: 23
 # Upstream's livepatch selftests, run against klp as a peer's suite: the
 # scripts and test modules of Debian's linux-source-6.1
 # (tools/testing/selftests/livepatch/test-*.sh, lib/livepatch/
@@ -101,6 +101,7 @@ tidy() {
 
 ARGS=("$@")
 FORCED=
+SEEN=
 for s in "$SRC"/test-livepatch.sh "$SRC"/test-callbacks.sh "$SRC"/test-shadow-vars.sh \
 	 "$SRC"/test-state.sh "$SRC"/test-ftrace.sh "$SRC"/test-sysfs.sh; do
 	[ -f "$s" ] || { not_ok "$(basename "$s") is in linux-source"; continue; }
@@ -108,6 +109,7 @@ for s in "$SRC"/test-livepatch.sh "$SRC"/test-callbacks.sh "$SRC"/test-shadow-va
 	n=$(split "$s")
 	for ((i = 1; i <= n; i++)); do
 		id=$name:$i
+		SEEN+=" $id "
 		wanted "$id" || continue
 		out=$W/out/$id
 		mkdir -p "$out"
@@ -160,5 +162,9 @@ for s in "$SRC"/test-livepatch.sh "$SRC"/test-callbacks.sh "$SRC"/test-shadow-va
 		fi
 	done
 done
+# a block for a scenario upstream's scripts no longer have is stale
+stale=$(awk '/^=== / { print $2 }' "$UPS/differences" | while read -r id; do
+	[[ $SEEN == *" $id "* ]] || echo "$id"; done)
+assert_eq "every scenario selftests/upstream/differences lists exists" "" "$stale"
 rm -rf "$W"
 ktap_finish

@@ -76,11 +76,14 @@ kernel-check:
 	@scripts/check-kernel.sh $(KDIR)
 
 # One kbuild run (the top-level Kbuild), then the fault-injection core
-# apart: it exports the same symbols.
+# apart: it exports the same symbols; then upstream's livepatch test
+# modules, from the installed linux-source, against klp's Module.symvers
+# (build/upstream, for selftests/tests/70-upstream.sh).
 modules: kernel-check
 	$(KBUILD) M=$(CURDIR) modules
 	mkdir -p $(FAULT_DIR) && ln -sf $(addprefix $(CURDIR)/,$(CORE_SRCS)) $(FAULT_DIR)/
 	$(KBUILD) M=$(CURDIR)/$(FAULT_DIR) KLP_FAULT_INJECT=y modules
+	scripts/upstream-selftests.sh $(KDIR)
 
 userspace: $(TOOLS)
 
@@ -183,4 +186,4 @@ install: userspace $(SKELS:.skel.h=.bpf.o) install-dkms-src
 
 clean:
 	for d in $(KMODS); do $(KBUILD) M=$(CURDIR)/$$d clean >/dev/null 2>&1 || true; done
-	rm -rf $(BPF_OUT) $(BIN) $(OUT)/obj $(OUT)/guest
+	rm -rf $(BPF_OUT) $(BIN) $(OUT)/obj $(OUT)/guest $(OUT)/upstream

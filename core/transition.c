@@ -569,16 +569,22 @@ static void klp_transition_finish(struct klp_transition *tr, int action)
 {
 	struct klp_patch *patch = tr->patch;
 	int target = tr->target;
+	char name[MODULE_NAME_LEN];
+
+	/* the patch may be freed, after klp_mutex, once complete */
+	strscpy(name, klp_patch_name(patch), sizeof(name));
 
 	trace_klp_transition(klp_next_seq(), klp_patch_name(patch), target,
 			     action, tr->sweep, tr->pending, tr->total);
-	pr_notice("'%s': %s complete%s\n", klp_patch_name(patch),
+	pr_notice("'%s': completing %s transition%s\n", klp_patch_name(patch),
 		  target ? "patching" : "unpatching",
 		  action == KLP_TR_FORCED ? " (forced)" : "");
 	/* every task runs the target's code: the stacks can become it */
 	klp_transition_complete(patch, target);
 	klp_stacks_transition(NULL, false);
 	klp_transition_teardown(tr);
+	pr_notice("'%s': %s complete\n", name,
+		  target ? "patching" : "unpatching");
 }
 
 /* Sweep; complete, or try again in a second. */
@@ -672,6 +678,9 @@ void klp_transition_abort(void)
 
 	if (!tr->patch)
 		return;
+	pr_notice("'%s': canceling %s transition, going to unpatch\n",
+		  klp_patch_name(tr->patch),
+		  tr->target ? "patching" : "unpatching");
 	klp_stacks_transition(NULL, false);
 	klp_transition_teardown(tr);
 }

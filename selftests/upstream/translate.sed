@@ -5,6 +5,11 @@
 # matches stays as it is, and so differs.
 s/^klp: enabling patch '\([^']*\)'$/livepatch: enabling patch '\1'/
 s/^klp: disabling patch '\([^']*\)'$/livepatch: '\1': initializing unpatching transition/
+# the steps of a transition (core/transition.c), in upstream's words
+s/^klp: '\([^']*\)': \(initializing\|starting\|completing\) \(patching\|unpatching\) transition$/livepatch: '\1': \2 \3 transition/
+s/^klp: '\([^']*\)': \(patching\|unpatching\) complete$/livepatch: '\1': \2 complete/
+s/^klp: '\([^']*\)': canceling patching transition, going to unpatch$/livepatch: '\1': canceling patching transition, going to unpatch/
+s/^klp: '\([^']*\)': reversing transition from \(patching to unpatching\|unpatching to patching\)$/livepatch: '\1': reversing transition from \2/
 s/^klp: applying patch '\([^']*\)' to loading module '\([^']*\)'$/livepatch: applying patch '\1' to loading module '\2'/
 s/^klp: reverting patch '\([^']*\)' on unloading module '\([^']*\)'$/livepatch: reverting patch '\1' on unloading module '\2'/
 s/^klp: pre-patch callback of patch '[^']*' failed for object '\([^']*\)' (-\{0,1\}[0-9]*)$/livepatch: pre-patch callback failed for object '\1'/

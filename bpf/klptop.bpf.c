@@ -99,6 +99,10 @@ reserve_event(__u32 type, __u64 seq)
 	e->object[0] = '\0';
 	e->winner[0] = '\0';
 	e->func[0] = '\0';
+	e->pending = 0;
+	e->total = 0;
+	e->pid = 0;
+	e->comm[0] = '\0';
 	return e;
 }
 
@@ -227,6 +231,45 @@ int BPF_PROG(klptop_failed, KLP_TP_ENABLE_FAILED_PROTO)
 	e->ret = err;
 	copy_str(e->patch, sizeof(e->patch), patch);
 	copy_str(e->object, sizeof(e->object), object);
+	copy_str(e->func, sizeof(e->func), func);
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+/*
+ * The consistency model's events: attached only where the core has them
+ * (klptop_attach.c), so klptop keeps working with a core from before it.
+ */
+SEC("raw_tp/klp_transition")
+int BPF_PROG(klptop_transition, KLP_TP_TRANSITION_PROTO)
+{
+	struct klp_transition_event *e = reserve_event(KLP_EV_TRANSITION, seq);
+
+	if (!e)
+		return 0;
+	e->depth = target;
+	e->ret = action;
+	e->id = sweep;
+	e->pending = pending;
+	e->total = total;
+	copy_str(e->patch, sizeof(e->patch), patch);
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+SEC("raw_tp/klp_task_blocked")
+int BPF_PROG(klptop_task_blocked, KLP_TP_TASK_BLOCKED_PROTO)
+{
+	struct klp_transition_event *e = reserve_event(KLP_EV_TASK_BLOCKED,
+							     seq);
+
+	if (!e)
+		return 0;
+	e->ret = reason;
+	e->id = sweep;
+	e->pid = pid;
+	copy_str(e->patch, sizeof(e->patch), patch);
+	copy_str(e->comm, sizeof(e->comm), comm);
 	copy_str(e->func, sizeof(e->func), func);
 	bpf_ringbuf_submit(e, 0);
 	return 0;

@@ -236,6 +236,7 @@ static void update(struct klp_exporter *x)
 {
 	int err;
 
+	kt_tr_builtin_scan(&x->model.trs);	/* the builtin's, core or not */
 	core_try(x);
 	if (!x->attached)
 		return;

@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <klp/uapi.h>
+#include "transition.h"
 
 #define KT_FOOTER_LINES		6	/* transitions in the screen's footer */
 #define KT_LOG_LEN		64	/* transitions kept */
@@ -99,6 +100,7 @@ struct kt_model {
 	unsigned long long snap_seq;	/* events up to it are in the model */
 	bool need_resync;		/* only the state file can tell now */
 	bool quiet;			/* a failed resync says nothing */
+	struct kt_trset trs;		/* transitions in progress (transition.h) */
 };
 
 void *kt_realloc(void *p, size_t n, size_t size);

@@ -288,14 +288,16 @@ void kt_event_apply(struct kt_model *m, struct kt_log *log,
 			strerror(-e.ret), e.ret);
 		break;
 	case KLP_EV_TRANSITION:
-		kt_tr_event(&m->trs, &e, fresh);
+		if (kt_tr_event(&m->trs, &e, fresh))
+			m->need_resync = true;
 		if (e.ret != KLP_TR_SWEEP)	/* the sweeps show in its line */
 			log_add(log, &e, "", "patch %s %s: transition %s, %u of %u tasks pending",
 				e.patch, e.depth ? "enabling" : "disabling",
 				kt_tr_action_name(e.ret), e.pending, e.total);
 		break;
 	case KLP_EV_TASK_BLOCKED:
-		kt_tr_event(&m->trs, &e, fresh);
+		if (kt_tr_event(&m->trs, &e, fresh))
+			m->need_resync = true;
 		break;
 	default:
 		break;

@@ -78,8 +78,8 @@ void kt_tr_drop(struct kt_trset *s, struct kt_tr *tr);
 void kt_tr_add_task(struct kt_tr *tr, int pid, const char *comm,
 		    const char *func, int reason);
 void kt_tr_from_snapshot(struct kt_trset *s, const struct klp_snapshot *snap);
-void kt_tr_event(struct kt_trset *s, const struct klp_transition_event *e,
-		 bool fresh);
+int kt_tr_event(struct kt_trset *s, const struct klp_transition_event *e,
+		bool fresh);
 unsigned long long kt_tr_realtime_ns(void);
 void kt_tr_free(struct kt_trset *s);
 

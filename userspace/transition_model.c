@@ -10,6 +10,7 @@
  * the sweep it is from (a newer sweep replaces the tasks of an older one),
  * COMPLETE and FORCED close it, REVERSED flips its target.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,15 +163,17 @@ static unsigned long long event_realtime(unsigned long long mono_ns)
 	return kt_tr_realtime_ns() - (now > mono_ns ? now - mono_ns : 0);
 }
 
-static void transition_event(struct kt_trset *s,
-			     const struct klp_transition_event *e)
+static int transition_event(struct kt_trset *s,
+			    const struct klp_transition_event *e)
 {
-	struct kt_tr *tr = kt_tr_find(s, KT_CORE_KLP, e->patch,
-				      e->ret == KLP_TR_START ||
-				      e->ret == KLP_TR_SWEEP);
+	struct kt_tr *tr;
 
+	if (e->pending > e->total || e->depth > 1 || e->ret < KLP_TR_START ||
+	    e->ret > KLP_TR_FORCED)
+		return -EPROTO;
+	tr = kt_tr_find(s, KT_CORE_KLP, e->patch, e->ret == KLP_TR_START);
 	if (!tr)
-		return;		/* the end of one the model never saw */
+		return -ENOENT;	/* one the model never saw start */
 	switch (e->ret) {
 	case KLP_TR_START:
 		tr->started_ns = event_realtime(e->ts_ns);
@@ -180,7 +183,7 @@ static void transition_event(struct kt_trset *s,
 	case KLP_TR_COMPLETE:
 	case KLP_TR_FORCED:
 		kt_tr_drop(s, tr);
-		return;
+		return 0;
 	default:
 		break;
 	}
@@ -193,20 +196,26 @@ static void transition_event(struct kt_trset *s,
 	/* a sweep that left nothing pending left no task blocked */
 	if (e->ret == KLP_TR_SWEEP && !e->pending)
 		tr->nr_tasks = 0;
+	return 0;
 }
 
-static void blocked_event(struct kt_trset *s,
-			  const struct klp_transition_event *e)
+static int blocked_event(struct kt_trset *s,
+			 const struct klp_transition_event *e)
 {
 	struct kt_tr *tr = kt_tr_find(s, KT_CORE_KLP, e->patch, false);
 
-	if (!tr || e->id < tr->task_sweep)
-		return;
+	if (e->ret < KLP_BLOCK_RUNNING || e->ret > KLP_BLOCK_ON_STACK)
+		return -EPROTO;
+	if (!tr)
+		return -ENOENT;
+	if (e->id < tr->task_sweep)
+		return 0;	/* an older sweep's, come late */
 	if (e->id > tr->task_sweep) {
 		tr->nr_tasks = 0;	/* the tasks of an older sweep */
 		tr->task_sweep = e->id;
 	}
 	kt_tr_add_task(tr, e->pid, e->comm, e->func, e->ret);
+	return 0;
 }
 
 /**
@@ -214,16 +223,22 @@ static void blocked_event(struct kt_trset *s,
  * @s:     the transitions
  * @e:     the event, its strings terminated (kt_event_terminate())
  * @fresh: newer than the state file the model was read from
+ *
+ * Returns 0; -ENOENT for a transition the model never saw start (events
+ * were lost, or came before the state file was read), -EPROTO for one
+ * that contradicts itself (more tasks pending than there are, an action
+ * or reason not in the contract): only the state file can tell then.
  */
-void kt_tr_event(struct kt_trset *s, const struct klp_transition_event *e,
-		 bool fresh)
+int kt_tr_event(struct kt_trset *s, const struct klp_transition_event *e,
+		bool fresh)
 {
 	if (!fresh)
-		return;
+		return 0;
 	if (e->type == KLP_EV_TRANSITION)
-		transition_event(s, e);
-	else if (e->type == KLP_EV_TASK_BLOCKED)
-		blocked_event(s, e);
+		return transition_event(s, e);
+	if (e->type == KLP_EV_TASK_BLOCKED)
+		return blocked_event(s, e);
+	return 0;
 }
 
 void kt_tr_free(struct kt_trset *s)

@@ -19,6 +19,9 @@
 #include <string.h>
 #include "klp-exporter.h"
 
+#define EX_BLOCKED_TASKS	10	/* tasks named per transition */
+#define EX_BLOCKED_TASKS_S	"10"
+
 struct ex_count {
 	char *labels;
 	unsigned long long value;
@@ -401,6 +404,37 @@ static void tr_sample(struct strbuf *b, const char *name,
 }
 
 /*
+ * The first EX_BLOCKED_TASKS tasks that hold each transition back, named:
+ * a few series while a transition runs, none once it ends.
+ */
+static void render_blocked_tasks(struct strbuf *b, enum ex_format fmt,
+				 const struct kt_trset *s)
+{
+	char pid[16];
+	size_t i, j;
+
+	header(b, fmt, "klp_transition_blocked_task_info", "info",
+	       "A task the transition's last sweep could not switch (the first " EX_BLOCKED_TASKS_S " of each)");
+	for (i = 0; i < s->nr; i++) {
+		const struct kt_tr *tr = s->trs[i];
+
+		for (j = 0; j < tr->nr_tasks && j < EX_BLOCKED_TASKS; j++) {
+			const struct kt_task *t = &tr->tasks[j];
+
+			/* the idle tasks share pid 0: told apart by comm */
+			snprintf(pid, sizeof(pid), "%d", t->pid);
+			sb_puts(b, "klp_transition_blocked_task_info{");
+			put_labels(b, "core", tr->core, "patch", tr->patch,
+				   "pid", pid, "comm", t->comm, "function",
+				   t->func, "reason",
+				   kt_block_reason_name(t->reason), NULL);
+			sb_puts(b, "}");
+			put_value_line(b, 1);
+		}
+	}
+}
+
+/*
  * The transitions in progress, of both cores (transition.h): every klp
  * patch has klp_transition_in_progress, 0 or 1; a builtin patch has it
  * while its transition runs.
@@ -454,6 +488,7 @@ static void render_transitions(struct strbuf *b, enum ex_format fmt,
 			put_value_line(b, n);
 		}
 	}
+	render_blocked_tasks(b, fmt, s);
 }
 
 /**

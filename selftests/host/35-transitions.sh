@@ -351,6 +351,13 @@ klp_transition_blocked_tasks{core="livepatch",patch="p1",reason="running"} 1
 klp_transition_blocked_tasks{core="livepatch",patch="p1",reason="unknown"} 1
 klp_transition_blocked_tasks{core="livepatch",patch="p1",reason="unreliable"} 0' \
 	"$(grep '^klp_transition_blocked_tasks{' <<< "$out" | sort)"
+assert_eq "metrics: each task that holds a transition, named (pid, comm, function, reason)" \
+'klp_transition_blocked_task_info{core="klp",patch="p1",pid="0",comm="swapper/1",function="",reason="running"} 1
+klp_transition_blocked_task_info{core="klp",patch="p1",pid="12",comm="kworker/0:1 H",function="f",reason="on_stack"} 1
+klp_transition_blocked_task_info{core="livepatch",patch="p1",pid="200",comm="kthr a) b",function="cmdline_proc_show",reason="on_stack"} 1
+klp_transition_blocked_task_info{core="livepatch",patch="p1",pid="201",comm="busy",function="",reason="running"} 1
+klp_transition_blocked_task_info{core="livepatch",patch="p1",pid="300",comm="idle",function="",reason="unknown"} 1' \
+	"$(grep '^klp_transition_blocked_task_info{' <<< "$out" | sort)"
 secs=$(sed -n 's/^klp_transition_seconds{core="klp",patch="p1"} //p' <<< "$out")
 check "metrics: the klp transition's age from its start in the state file ($secs s)" \
 	awk -v s="$secs" -v now="$(date +%s)" 'BEGIN { exit !(s > now - 1764860000 - 5 && s < now - 1764860000 + 5) }'

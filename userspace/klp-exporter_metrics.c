@@ -19,6 +19,7 @@
 #include <string.h>
 #include "klp-exporter.h"
 
+#define ARRAY_SIZE(x)		(sizeof(x) / sizeof((x)[0]))
 #define EX_BLOCKED_TASKS	10	/* tasks named per transition */
 #define EX_BLOCKED_TASKS_S	"10"
 
@@ -480,7 +481,7 @@ static void render_transitions(struct strbuf *b, enum ex_format fmt,
 	for (i = 0; i < s->nr; i++) {
 		const struct kt_tr *tr = s->trs[i];
 
-		for (r = 0; r < sizeof(reasons) / sizeof(reasons[0]); r++) {
+		for (r = 0; r < ARRAY_SIZE(reasons); r++) {
 			for (j = n = 0; j < tr->nr_tasks; j++)
 				n += tr->tasks[j].reason == reasons[r];
 			tr_sample(b, "klp_transition_blocked_tasks", tr,

@@ -202,16 +202,18 @@ static void add_blocked(struct kt_tr *tr, int tdir, int tid,
 			const struct patch_funcs *pf)
 {
 	char stat[512], comm[KLP_COMM_LEN] = "", func[KLP_FUNC_LEN] = "";
-	char *open, *close;
 	int reason = KT_BLOCK_UNKNOWN;
+	char *lp = NULL, *rp = NULL;
 
 	/* "tid (comm) S ...": comm may hold ')' itself, the state follows the last */
-	if (!read_line(tdir, "stat", stat, sizeof(stat)) &&
-	    (open = strchr(stat, '(')) && (close = strrchr(stat, ')')) &&
-	    close > open) {
-		*close = '\0';
-		kt_copy_name(comm, sizeof(comm), open + 1);
-		if (close[1] == ' ' && close[2] == 'R')
+	if (!read_line(tdir, "stat", stat, sizeof(stat))) {
+		lp = strchr(stat, '(');
+		rp = strrchr(stat, ')');
+	}
+	if (lp && rp > lp) {
+		*rp = '\0';
+		kt_copy_name(comm, sizeof(comm), lp + 1);
+		if (rp[1] == ' ' && rp[2] == 'R')
 			reason = KLP_BLOCK_RUNNING;
 	}
 	if (reason != KLP_BLOCK_RUNNING)

@@ -81,7 +81,7 @@ struct klp_snapshot {
  * such file (the core is not loaded, or debugfs not mounted), -EPROTO
  * when it does not parse, holds a name too long or a patch, func or
  * func id twice, a second transition, a blocked task before the
- * transition or twice (pid > 0: the idle tasks share pid 0), a transition
+ * transition or twice (by pid; the idle tasks share pid 0, by comm), a transition
  * of a patch not listed, or its stacks do not add up (bad_line says where, 0 for
  * the stacks; bad_why what, when it can), or another -errno.  On an error
  * snap holds nothing else.

@@ -292,10 +292,12 @@ static int add_blocked(struct parser *p, char *rest)
 	if (check_len(p, func, KLP_FUNC_MAX_LEN, "a function name") ||
 	    check_len(p, rest, KLP_COMM_LEN - 1, "a comm"))
 		return -EPROTO;
-	for (i = 0; k.pid && i < t->nr_blocked; i++)
-		if (t->blocked[i].pid == k.pid)
-			return refuse(p, p->lineno, "task %d again (first at line %zu)",
-				      k.pid, t->blocked[i].line);
+	/* the idle tasks share pid 0: told apart by comm (swapper/N) */
+	for (i = 0; i < t->nr_blocked; i++)
+		if (t->blocked[i].pid == k.pid &&
+		    (k.pid || !strcmp(t->blocked[i].comm, rest)))
+			return refuse(p, p->lineno, "task %d %s again (first at line %zu)",
+				      k.pid, rest, t->blocked[i].line);
 	n = realloc(t->blocked, (t->nr_blocked + 1) * sizeof(*n));
 	if (!n)
 		return -ENOMEM;

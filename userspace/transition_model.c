@@ -99,11 +99,15 @@ void kt_tr_add_task(struct kt_tr *tr, int pid, const char *comm,
 	struct kt_task *t;
 	size_t i;
 
-	/* at most once per task and sweep; the idle tasks all have pid 0 */
-	for (i = 0; pid && i < tr->nr_tasks; i++)
-		if (tr->tasks[i].pid == pid)
+	/*
+	 * at most once per task and sweep; the idle tasks all have pid 0,
+	 * and are told apart by their comm (swapper/N)
+	 */
+	for (i = 0; i < tr->nr_tasks; i++)
+		if (tr->tasks[i].pid == pid &&
+		    (pid || !strncmp(tr->tasks[i].comm, comm, KLP_COMM_LEN - 1)))
 			break;
-	if (!pid || i == tr->nr_tasks) {
+	if (i == tr->nr_tasks) {
 		tr->tasks = kt_realloc(tr->tasks, tr->nr_tasks + 1,
 				       sizeof(*tr->tasks));
 		i = tr->nr_tasks++;

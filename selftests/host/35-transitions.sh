@@ -162,8 +162,11 @@ assert_eq "a second transition is refused" \
 	"$(st $'transition p1 1 3 2 50 1\ntransition p1 0 3 2 50 1')"
 assert_eq "a blocked task outside a transition is refused" \
 	"error -71 line 4: a blocked task outside a transition" "$(st 'blocked 12 3 f k')"
+assert_eq "an idle task (pid 0, by comm) blocked twice in one sweep is refused" \
+	"error -71 line 6: task 0 swapper/1 again (first at line 5)" \
+	"$(st $'transition p1 1 3 2 50 1\nblocked 0 1 - swapper/1\nblocked 0 1 - swapper/1')"
 assert_eq "a task blocked twice in one sweep is refused" \
-	"error -71 line 6: task 12 again (first at line 5)" \
+	"error -71 line 6: task 12 k again (first at line 5)" \
 	"$(st $'transition p1 1 3 2 50 1\nblocked 12 3 f k\nblocked 12 1 - k')"
 assert_eq "more tasks pending than there are is refused" \
 	"error -71 line 4: 51 tasks pending of 50" "$(st 'transition p1 1 3 51 50 1')"
@@ -200,6 +203,8 @@ event blocked 9 p1 4 77 3 f old
 event transition 10 p1 1 2 3 2 50
 show
 event blocked 11 p1 4 12 3 g kworker/0:1
+event blocked 11 p1 4 0 1 - swapper/0
+event blocked 11 p1 4 0 1 - swapper/0
 event blocked 11 p1 3 99 3 f stale
 event transition 12 p1 1 2 4 1 50
 show
@@ -216,7 +221,7 @@ show
 log
 EOS
 )
-assert_eq "the state file's transition, its blocked tasks; events it holds change nothing; a newer sweep replaces the tasks; reversed flips the target; complete and forced close it" \
+assert_eq "the state file's transition, its blocked tasks; events it holds change nothing; a newer sweep replaces the tasks, a task (an idle one by comm) once per sweep; reversed flips the target; complete and forced close it" \
 "resync 0
 tr klp p1 target=1 sweep=3 pending=2 total=50 start=given
   task 12 [kworker/0:1 H] on_stack f
@@ -226,8 +231,10 @@ tr klp p1 target=1 sweep=3 pending=2 total=50 start=given
   task 0 [swapper/1] running -
 tr klp p1 target=1 sweep=4 pending=1 total=50 start=given
   task 12 [kworker/0:1] on_stack g
+  task 0 [swapper/0] running -
 tr klp p1 target=0 sweep=4 pending=1 total=50 start=given
   task 12 [kworker/0:1] on_stack g
+  task 0 [swapper/0] running -
 tr klp p1 target=0 sweep=4 pending=1 total=50 start=given
   task 12 [0123456789abcde] running -
 no transition

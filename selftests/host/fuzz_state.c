@@ -19,8 +19,9 @@
  *     nr_funcs <= cap; no two functions share (object, name), no two
  *     patches a name, no patch two funcs of one function; a func's id
  *     leads to it;
- *   - no transition has more tasks pending than it has, a task (pid > 0)
- *     twice, or a twin of the same core and patch;
+ *   - no transition has more tasks pending than it has, a task twice (by
+ *     pid; pid 0, the idle tasks, by comm), or a twin of the same core
+ *     and patch;
  *   - the JSON line parses as JSON;
  *   - no series appears twice in the metrics text (Prometheus refuses
  *     the whole scrape).
@@ -106,8 +107,10 @@ static void check_transitions(const struct kt_trset *s)
 			broken("transition %s: %u of %u pending, target %d",
 			       tr->patch, tr->pending, tr->total, tr->target);
 		for (j = 0; j < tr->nr_tasks; j++)
-			for (k = 0; tr->tasks[j].pid && k < j; k++)
-				if (tr->tasks[k].pid == tr->tasks[j].pid)
+			for (k = 0; k < j; k++)
+				if (tr->tasks[k].pid == tr->tasks[j].pid &&
+				    (tr->tasks[j].pid ||
+				     !strcmp(tr->tasks[k].comm, tr->tasks[j].comm)))
 					broken("transition %s: task %d twice",
 					       tr->patch, tr->tasks[j].pid);
 		for (j = 0; j < i; j++)

@@ -222,7 +222,7 @@ void kt_print_json(const struct kt_view *v, const struct kt_model *m,
 	}
 	log->shown = log->n;
 	sb_put(b, "]", 1);
-	kt_tr_json(b, &m->trs, tot->tick_ns + v->realtime_off_ns);
+	kt_tr_json(b, &m->trs, v->patch, tot->tick_ns + v->realtime_off_ns);
 	sb_put(b, "}\n", 2);
 	fwrite(b->s, 1, b->len, stdout);
 	fflush(stdout);

@@ -268,7 +268,7 @@ void kt_print_screen(const struct kt_view *v, const struct kt_model *m,
 	if (!v->noclear)
 		printf("\033[H\033[2J");
 	print_summary(v, m, tot);
-	kt_tr_print(&m->trs, tot->tick_ns + v->realtime_off_ns, 10);
+	kt_tr_print(&m->trs, v->patch, tot->tick_ns + v->realtime_off_ns, 10);
 	print_rows(v, m);
 	print_footer(v, log);
 	fflush(stdout);

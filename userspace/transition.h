@@ -86,10 +86,13 @@ void kt_tr_free(struct kt_trset *s);
 /* The builtin livepatch's transitions, read again; 0 or -errno. */
 int kt_tr_builtin_scan(struct kt_trset *s);
 
-/* klptop's lines (screen) and its "transitions_in_progress" (JSON) */
-void kt_tr_print(const struct kt_trset *s, unsigned long long now_ns,
-		 int max_tasks);
-void kt_tr_json(struct strbuf *b, const struct kt_trset *s,
+/*
+ * klptop's lines (screen) and its "transitions_in_progress" (JSON): the
+ * transitions of patches that match patch (a shell pattern; NULL: all)
+ */
+void kt_tr_print(const struct kt_trset *s, const char *patch,
+		 unsigned long long now_ns, int max_tasks);
+void kt_tr_json(struct strbuf *b, const struct kt_trset *s, const char *patch,
 		unsigned long long now_ns);
 
 #endif /* _KLP_TRANSITION_H */

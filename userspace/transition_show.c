@@ -8,6 +8,7 @@
  * screen every byte that is not printable ASCII shows as '?', so no task
  * can send the terminal an escape sequence; the JSON escapes it.
  */
+#include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
 #include "json.h"
@@ -22,6 +23,11 @@ static double elapsed_s(const struct kt_tr *tr, unsigned long long now_ns)
 	return (double)(now_ns - tr->started_ns) / KT_NSEC_PER_SEC;
 }
 
+static bool matches(const struct kt_tr *tr, const char *patch)
+{
+	return !patch || !fnmatch(patch, tr->patch, 0);
+}
+
 static void printable(char *dst, size_t size, const char *src)
 {
 	size_t i;
@@ -34,18 +40,22 @@ static void printable(char *dst, size_t size, const char *src)
 /**
  * kt_tr_print() - the transitions in progress, for the screen
  * @s:         the transitions
+ * @patch:     only those of patches that match it (NULL: all)
  * @now_ns:    CLOCK_REALTIME now
  * @max_tasks: the tasks shown under each; the rest are counted
  */
-void kt_tr_print(const struct kt_trset *s, unsigned long long now_ns,
-		 int max_tasks)
+void kt_tr_print(const struct kt_trset *s, const char *patch,
+		 unsigned long long now_ns, int max_tasks)
 {
 	char comm[KLP_COMM_LEN], func[KLP_FUNC_LEN];
-	size_t i, j;
+	size_t i, j, shown = 0;
 
 	for (i = 0; i < s->nr; i++) {
 		const struct kt_tr *tr = s->trs[i];
 
+		if (!matches(tr, patch))
+			continue;
+		shown++;
 		printf("TRANSITION %s %s %s  %.1fs%s  switched %u/%u",
 		       tr->core, tr->patch,
 		       tr->target ? "enabling" : "disabling",
@@ -70,7 +80,7 @@ void kt_tr_print(const struct kt_trset *s, unsigned long long now_ns,
 			printf("  ... and %zu more\n",
 			       tr->nr_tasks - (size_t)max_tasks);
 	}
-	if (s->nr)
+	if (shown)
 		printf("\n");
 }
 
@@ -83,18 +93,23 @@ static void json_str(struct strbuf *b, const char *s)
  * kt_tr_json() - ,"transitions_in_progress":[...] of klptop --json
  * @b:      appended to
  * @s:      the transitions
+ * @patch:  only those of patches that match it (NULL: all)
  * @now_ns: CLOCK_REALTIME now
  */
-void kt_tr_json(struct strbuf *b, const struct kt_trset *s,
+void kt_tr_json(struct strbuf *b, const struct kt_trset *s, const char *patch,
 		unsigned long long now_ns)
 {
+	bool first = true;
 	size_t i, j;
 
 	sb_puts(b, ",\"transitions_in_progress\":[");
 	for (i = 0; i < s->nr; i++) {
 		const struct kt_tr *tr = s->trs[i];
 
-		sb_puts(b, i ? ",{\"core\":" : "{\"core\":");
+		if (!matches(tr, patch))
+			continue;
+		sb_puts(b, first ? "{\"core\":" : ",{\"core\":");
+		first = false;
 		json_str(b, tr->core);
 		sb_puts(b, ",\"patch\":");
 		json_str(b, tr->patch);

@@ -126,6 +126,8 @@ int main(void)
 		} else if (!strcmp(w[0], "log")) {
 			for (; lg.shown < lg.n; lg.shown++)
 				printf("log %s\n", lg.ring[lg.shown % KT_LOG_LEN].text);
+		} else if (!strcmp(w[0], "filter")) {
+			v.patch = strdup(w[1]);
 		} else if (!strcmp(w[0], "json")) {
 			v.realtime_off_ns = kt_tr_realtime_ns();
 			kt_print_json(&v, &m, &lg, &tot, &out);
@@ -141,6 +143,7 @@ int main(void)
 			fwrite(out.s, 1, out.len, stdout);
 		}
 	}
+	free((char *)v.patch);
 	kt_model_free(&m);
 	ex_totals_free(&ext);
 	sb_free(&out);
@@ -370,6 +373,21 @@ check "metrics: the klp transition's age from its start in the state file ($secs
 	awk -v s="$secs" -v now="$(date +%s)" 'BEGIN { exit !(s > now - 1764860000 - 5 && s < now - 1764860000 + 5) }'
 check "metrics: the builtin's age from when it was first seen" \
 	grep -qE '^klp_transition_seconds\{core="livepatch",patch="p1"\} 0\.' <<< "$out"
+out=$(run <<< "state $tmp/s1
+builtin $lp $proc
+filter p[2-9]
+json
+screen")
+assert_eq "klptop -p: only the transitions of the patches it names, in the JSON and on the screen" \
+	"0 0" "$(grep '^{' <<< "$out" | jq '.transitions_in_progress | length') $(grep -c '^TRANSITION' <<< "$out")"
+out=$(run <<< "state $tmp/s1
+builtin $lp $proc
+filter p1
+json
+screen")
+assert_eq "... and all of those it names" \
+	"2 2" "$(grep '^{' <<< "$out" | jq '.transitions_in_progress | length') $(grep -c '^TRANSITION' <<< "$out")"
+
 # a comm is the task's choice: no escape sequence reaches the terminal
 printf 'seq 1\npatch p1 1\ntransition p1 1 1 1 9 1\nblocked 66 1 - \033]0;pwn\a\n' > "$tmp/s2"
 out=$(run <<< "state $tmp/s2

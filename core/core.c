@@ -2,10 +2,11 @@
 /*
  * core.c - the klp live patching core: enable and disable, the module
  *
- * The semantics are those of the Linux 3.20 core (no consistency model: a
- * patch takes effect for every task at once, the most recently enabled func
- * wins), rebuilt as a module for stock distro kernels next to their builtin
- * livepatch.  Its sysfs tree (sysfs.c) is /sys/kernel/klp, since the
+ * The semantics are those of the Linux 3.20 core (the most recently
+ * enabled func wins), with upstream's consistency model since 4.12: an
+ * enable or disable is a transition in which each task switches on its
+ * own (transition.c), rebuilt as a module for stock distro kernels next to
+ * their builtin livepatch.  Its sysfs tree (sysfs.c) is /sys/kernel/klp, since the
  * builtin one owns /sys/kernel/livepatch; modules coming and going are
  * handled in module.c, registration in register.c, relocations in
  * reloc.c.
@@ -23,6 +24,7 @@
 #include "fault.h"
 #include "patch.h"
 #include "symbols.h"
+#include "transition.h"
 #include "klp_trace.h"
 
 /* klp_mutex guards klp_patches and every state change (see core.h) */
@@ -170,14 +172,14 @@ static int __klp_enable_patch(struct klp_patch *patch)
 	if (WARN_ON(patch->state != KLP_DISABLED))
 		return -EINVAL;
 
-	pr_notice("enabling patch '%s'\n", klp_patch_name(patch));
-
 	ret = klp_check_states(patch);
 	if (ret) {
 		trace_klp_enable_failed(klp_next_seq(), klp_patch_name(patch),
 					"", "", ret);
 		return ret;
 	}
+
+	pr_notice("enabling patch '%s'\n", klp_patch_name(patch));
 
 	klp_for_each_object(patch, obj) {
 		ret = klp_load_object(obj);
@@ -200,20 +202,19 @@ static int __klp_enable_patch(struct klp_patch *patch)
 		}
 	}
 
+	/* Every task in the unpatched state: the pushes reach none yet. */
+	ret = klp_transition_init(patch, KLP_ENABLED);
+	if (ret) {
+		klp_trace_failure(patch->objs, NULL, ret);
+		goto rollback;
+	}
+
 	/* Every loaded object at once: one ftrace update. */
 	ret = klp_enable_objects(patch, NULL, KLP_CAUSE_ENABLE);
-	if (ret)
+	if (ret) {
+		klp_transition_abort();
 		goto rollback;
-
-	if (patch->replace)
-		klp_replace_patches(patch);
-
-	klp_for_each_object(patch, obj)
-		if (obj->state == KLP_ENABLED)
-			klp_post_patch_callback(obj, KLP_CAUSE_ENABLE);
-
-	if (patch->replace)
-		klp_replace_finish(patch);
+	}
 
 	patch->state = KLP_ENABLED;
 	patch->replaced_by[0] = '\0';
@@ -225,31 +226,128 @@ rollback:
 	return ret;
 }
 
+/* Its pre_unpatch callbacks, then every task to the unpatched state. */
+static int klp_start_disable(struct klp_patch *patch)
+{
+	struct klp_object *obj;
+
+	pr_notice("disabling patch '%s'\n", klp_patch_name(patch));
+
+	klp_for_each_object(patch, obj)
+		if (obj->state == KLP_ENABLED)
+			klp_pre_unpatch_callback(obj, KLP_CAUSE_DISABLE);
+	return klp_transition_init(patch, KLP_DISABLED);
+}
+
+/* Its sysfs directory and its module's reference go, after klp_mutex. */
+static void klp_free_patch_work(struct work_struct *work)
+{
+	struct klp_patch *patch = container_of(work, struct klp_patch,
+					       free_work);
+
+	klp_free_patch(patch);
+	if (!patch->forced)
+		module_put(patch->mod);
+}
+
+/**
+ * klp_release_patch() - unregister a disabled patch klp_enable_patch() registered
+ * @patch:	the patch, disabled or replaced
+ *
+ * As upstream since 5.1: the patch is freed, its sysfs directory goes and
+ * its module can be removed (unless a transition of it was forced).
+ */
+void klp_release_patch(struct klp_patch *patch)
+{
+	lockdep_assert_held(&klp_mutex);
+
+	list_del_init(&patch->list);
+	trace_klp_patch_unregister(klp_next_seq(), klp_patch_name(patch), 0);
+	INIT_WORK(&patch->free_work, klp_free_patch_work);
+	klp_queue_free(&patch->free_work);
+}
+
+/**
+ * klp_transition_complete() - every task reached the target: finish the patch
+ * @patch:	the patch of the transition
+ * @target:	KLP_ENABLED or KLP_DISABLED
+ *
+ * Enabled: the patches an atomic replace takes over are popped (no task
+ * runs their code any more), then the post_patch callbacks run.
+ * Disabled: the funcs are popped, then the post_unpatch callbacks run; a
+ * patch that klp_enable_patch() registered is released.  Upstream's
+ * order: the callbacks after the transition.
+ */
+void klp_transition_complete(struct klp_patch *patch, int target)
+{
+	struct klp_object *obj;
+	bool left = false;
+
+	lockdep_assert_held(&klp_mutex);
+
+	if (target == KLP_ENABLED) {
+		if (patch->replace)
+			klp_replace_patches(patch);
+		klp_for_each_object(patch, obj)
+			if (obj->state == KLP_ENABLED)
+				klp_post_patch_callback(obj, KLP_CAUSE_ENABLE);
+		if (patch->replace)
+			klp_replace_finish(patch);
+		return;
+	}
+
+	klp_unpatch_objects(patch, NULL, KLP_CAUSE_DISABLE);
+	klp_for_each_object(patch, obj) {
+		if (obj->state == KLP_ENABLED)
+			left = true;
+		else if (klp_is_object_loaded(obj))
+			klp_post_unpatch_callback(obj, KLP_CAUSE_DISABLE);
+	}
+	patch->state = left ? KLP_ENABLED : KLP_DISABLED;
+	if (left) {
+		pr_err("patch '%s' stays applied: ftrace refused to unhook some of its functions\n",
+		       klp_patch_name(patch));
+		return;
+	}
+	patch->enabled_ns = 0;
+	if (patch->enable_only)
+		klp_release_patch(patch);
+}
+
 static int klp_set_patch_state_locked(struct klp_patch *patch, int state)
 {
+	bool start = false;
 	u64 seq;
 	int ret;
 
 	lockdep_assert_held(&klp_mutex);
 
-	if (state == patch->state)
+	ret = klp_transition_request(patch, state);
+	if (ret <= 0)
+		goto trace;
+	if (state == patch->state) {
 		ret = -EINVAL;
-	else if (state == KLP_ENABLED)
+	} else if (state == KLP_ENABLED) {
 		ret = __klp_enable_patch(patch);
-	else
-		ret = klp_disable_patch_all(patch, KLP_CAUSE_DISABLE);
-
-	if (!ret)
-		patch->enabled_ns = state == KLP_ENABLED ? ktime_get_real_ns() : 0;
+		start = !ret;
+	} else {
+		ret = klp_start_disable(patch);
+		start = !ret;
+	}
+	if (start && state == KLP_ENABLED)
+		patch->enabled_ns = ktime_get_real_ns();
+trace:
 	if (state == KLP_ENABLED) {
 		seq = klp_next_seq();
-		if (!ret)
+		if (start)
 			patch->enable_seq = seq;
 		trace_klp_patch_enable(seq, klp_patch_name(patch), ret);
 	} else {
 		trace_klp_patch_disable(klp_next_seq(), klp_patch_name(patch),
 					ret);
 	}
+	if (start)
+		klp_transition_start();
 	return ret;
 }
 
@@ -310,6 +408,7 @@ int klpcore_enable_patch(struct klp_patch *patch)
 	ret = klpcore_register_patch(patch);
 	if (ret)
 		return ret;
+	patch->enable_only = true;
 	ret = klp_set_patch_state(patch, KLP_ENABLED, -EINVAL);
 	if (ret)
 		klpcore_unregister_patch(patch);
@@ -344,15 +443,21 @@ static int __init klp_init(void)
 	if (ret)
 		goto out_symbols;
 
-	ret = klp_module_init();
+	ret = klp_transition_setup();
 	if (ret)
 		goto out_sysfs;
+
+	ret = klp_module_init();
+	if (ret)
+		goto out_transition;
 
 	klp_debugfs_init();
 
 	pr_info("live patching core ready at %s\n", KLP_SYSFS_ROOT);
 	return 0;
 
+out_transition:
+	klp_transition_cleanup();
 out_sysfs:
 	klp_sysfs_exit();
 out_symbols:
@@ -367,6 +472,7 @@ static void __exit klp_exit(void)
 	klp_shadow_exit();
 	klp_ftrace_exit();
 	klp_module_exit();
+	klp_transition_cleanup();
 	klp_sysfs_exit();
 	klp_symbols_exit();
 }

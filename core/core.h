@@ -104,6 +104,7 @@ int klp_enable_object(struct klp_object *obj, enum klp_cause cause);
 int klp_disable_object(struct klp_object *obj, enum klp_cause cause);
 int klp_disable_patch_all(struct klp_patch *patch, enum klp_cause cause);
 void klp_free_patch(struct klp_patch *patch);
+void klp_release_patch(struct klp_patch *patch);
 void klp_trace_failure(struct klp_object *obj, struct klp_func *func,
 		       int err);
 

@@ -38,6 +38,7 @@
 #include <linux/seq_file.h>
 #include "core.h"
 #include "patch.h"
+#include "transition.h"
 
 static struct dentry *klp_debugfs_dir;
 
@@ -76,6 +77,7 @@ static void klp_show_state(struct seq_file *m)
 		}
 	}
 	klp_show_stacks(m, "stack ");
+	klp_transition_show(m);
 }
 
 /*

@@ -63,6 +63,8 @@ EXPORT_TRACEPOINT_SYMBOL_GPL(klp_callback);
 EXPORT_TRACEPOINT_SYMBOL_GPL(klp_enable_failed);
 EXPORT_TRACEPOINT_SYMBOL_GPL(klp_shadow_add);
 EXPORT_TRACEPOINT_SYMBOL_GPL(klp_shadow_del);
+EXPORT_TRACEPOINT_SYMBOL_GPL(klp_transition);
+EXPORT_TRACEPOINT_SYMBOL_GPL(klp_task_blocked);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("klp: the klp:* tracepoints and their sequence numbers");

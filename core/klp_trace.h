@@ -291,6 +291,99 @@ TRACE_EVENT(klp_enable_failed,
 		  __get_str(object), __get_str(func), __entry->err)
 );
 
+TRACE_DEFINE_ENUM(KLP_TR_START);
+TRACE_DEFINE_ENUM(KLP_TR_SWEEP);
+TRACE_DEFINE_ENUM(KLP_TR_COMPLETE);
+TRACE_DEFINE_ENUM(KLP_TR_REVERSED);
+TRACE_DEFINE_ENUM(KLP_TR_FORCED);
+
+#define show_tr_action(a)					\
+	__print_symbolic(a,					\
+			 { KLP_TR_START, "start" },		\
+			 { KLP_TR_SWEEP, "sweep" },		\
+			 { KLP_TR_COMPLETE, "complete" },	\
+			 { KLP_TR_REVERSED, "reversed" },	\
+			 { KLP_TR_FORCED, "forced" })
+
+TRACE_DEFINE_ENUM(KLP_BLOCK_RUNNING);
+TRACE_DEFINE_ENUM(KLP_BLOCK_UNRELIABLE);
+TRACE_DEFINE_ENUM(KLP_BLOCK_ON_STACK);
+
+#define show_block_reason(r)					\
+	__print_symbolic(r,					\
+			 { KLP_BLOCK_RUNNING, "running" },	\
+			 { KLP_BLOCK_UNRELIABLE, "unreliable" },	\
+			 { KLP_BLOCK_ON_STACK, "on_stack" })
+
+/*
+ * A transition of patch toward target (1 enabled, 0 disabled): its start,
+ * each sweep of the tasks, its end (transition.c).
+ */
+TRACE_EVENT(klp_transition,
+
+	TP_PROTO(KLP_TP_TRANSITION_PROTO),
+
+	TP_ARGS(seq, patch, target, action, sweep, pending, total),
+
+	TP_STRUCT__entry(
+		__field(u64, seq)
+		__string(patch, patch)
+		__field(int, target)
+		__field(int, action)
+		__field(unsigned int, sweep)
+		__field(unsigned int, pending)
+		__field(unsigned int, total)
+	),
+
+	TP_fast_assign(
+		__entry->seq = seq;
+		klp_assign_str(patch, patch);
+		__entry->target = target;
+		__entry->action = action;
+		__entry->sweep = sweep;
+		__entry->pending = pending;
+		__entry->total = total;
+	),
+
+	TP_printk("seq=%llu patch=%s target=%d %s sweep=%u pending=%u total=%u",
+		  __entry->seq, __get_str(patch), __entry->target,
+		  show_tr_action(__entry->action), __entry->sweep,
+		  __entry->pending, __entry->total)
+);
+
+/* A task a sweep could not switch, and why. */
+TRACE_EVENT(klp_task_blocked,
+
+	TP_PROTO(KLP_TP_TASK_BLOCKED_PROTO),
+
+	TP_ARGS(seq, patch, sweep, pid, comm, func, reason),
+
+	TP_STRUCT__entry(
+		__field(u64, seq)
+		__string(patch, patch)
+		__field(unsigned int, sweep)
+		__field(int, pid)
+		__string(comm, comm)
+		__string(func, func)
+		__field(int, reason)
+	),
+
+	TP_fast_assign(
+		__entry->seq = seq;
+		klp_assign_str(patch, patch);
+		__entry->sweep = sweep;
+		__entry->pid = pid;
+		klp_assign_str(comm, comm);
+		klp_assign_str(func, func);
+		__entry->reason = reason;
+	),
+
+	TP_printk("seq=%llu patch=%s sweep=%u pid=%d comm=%s func=%s %s",
+		  __entry->seq, __get_str(patch), __entry->sweep, __entry->pid,
+		  __get_str(comm), __get_str(func),
+		  show_block_reason(__entry->reason))
+);
+
 /*
  * Shadow variables (core/shadow.c), allocated and freed wherever patched
  * code runs: like klp_redirect, reported only where RCU is watching.

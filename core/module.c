@@ -21,6 +21,7 @@
 #include <linux/slab.h>
 #include "core.h"
 #include "symbols.h"
+#include "transition.h"
 #include "klp_trace.h"
 
 /**
@@ -110,7 +111,9 @@ static int klp_apply_coming_object(struct klp_patch *patch,
 	}
 	trace_klp_object(klp_next_seq(), klp_patch_name(patch), mod->name,
 			 KLP_OBJ_APPLIED, KLP_CAUSE_MODULE_COMING);
-	klp_post_patch_callback(obj, KLP_CAUSE_MODULE_COMING);
+	/* in transition: its post_patch runs when the transition completes */
+	if (!klp_in_transition(patch))
+		klp_post_patch_callback(obj, KLP_CAUSE_MODULE_COMING);
 	return 0;
 }
 
@@ -237,6 +240,8 @@ static void klp_patch_module_going(struct module *mod, struct list_head *gone)
 		pr_err("patch module '%s' is going away with its patch still registered%s: reverting and unregistering it\n",
 		       mod->name,
 		       patch->state == KLP_ENABLED ? " and enabled" : "");
+		if (klp_in_transition(patch))
+			klp_transition_abort();
 		if (patch->state == KLP_ENABLED) {
 			ret = klp_disable_patch_all(patch, KLP_CAUSE_MODULE_GOING);
 			trace_klp_patch_disable(klp_next_seq(),
@@ -253,9 +258,9 @@ static void klp_revert_going_object(struct klp_patch *patch,
 {
 	int ret;
 
+	klp_pre_unpatch_callback(obj, KLP_CAUSE_MODULE_GOING);
 	pr_notice("reverting patch '%s' on unloading module '%s'\n",
 		  klp_patch_name(patch), mod->name);
-	klp_pre_unpatch_callback(obj, KLP_CAUSE_MODULE_GOING);
 	ret = klp_disable_object(obj, KLP_CAUSE_MODULE_GOING);
 	if (ret)
 		pr_err("patch '%s' stays applied to going module '%s'\n",
@@ -305,6 +310,7 @@ static int klp_module_notify(struct notifier_block *nb, unsigned long action,
 		ret = klp_module_coming(mod);
 	else
 		klp_module_going(mod, &gone);
+	klp_transition_stacks_changed();
 	list_for_each_entry(patch, &gone, list)
 		trace_klp_patch_unregister(klp_next_seq(),
 					   klp_patch_name(patch), 0);

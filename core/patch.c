@@ -9,6 +9,13 @@
  * update, so a switch between winners never lets the original run; a
  * patch's first and last funcs on their functions go in and out of ftrace
  * together, in one update.
+ *
+ * While a transition runs (transition.c), a stack whose winner differs
+ * between the transition patch's two states carries both: the func a task
+ * in the patched state runs (@with) and the one a task in the unpatched
+ * state runs (@without), NULL for the original; the handler picks by the
+ * task's state.  Outside transitions no stack is marked and the handler
+ * reads only the winner's copy.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -24,6 +31,7 @@
 #include "compat.h"
 #include "fault.h"
 #include "symbols.h"
+#include "transition.h"
 #include "klp_trace.h"
 
 /**
@@ -33,6 +41,10 @@
  *		with
  * @new_func:	the winner's new_func, NULL with none (the handler's, while
  *		klp_redirect has no listener)
+ * @trans:	marked: the transition patch changes this function; the
+ *		handler picks @with or @without by the task's state
+ * @with:	the func a task in the patched state runs (NULL: original)
+ * @without:	the func a task in the unpatched state runs (NULL: original)
  * @funcs:	the enabled klp_funcs for old_addr, the winner first
  * @addr_node:	node in klp_stacks.by_addr (klp_mutex)
  * @batch_node:	node in the list of a batch being switched (klp_mutex)
@@ -45,6 +57,9 @@ struct klp_func_stack {
 	struct hlist_node ip_node;
 	unsigned long ip;
 	void *new_func;
+	bool trans;
+	struct klp_func *with;
+	struct klp_func *without;
 	struct list_head funcs;
 	struct hlist_node addr_node;
 	struct list_head batch_node;
@@ -54,10 +69,17 @@ struct klp_func_stack {
 
 #define KLP_STACK_HASH_BITS	12
 
-/* Hashed so that switching N functions costs O(N), not O(N^2). */
+/*
+ * Hashed so that switching N functions costs O(N), not O(N^2).  While a
+ * transition runs, @tr_patch is its patch and @tr_nops says that a
+ * function it does not patch goes back to its original in the patched
+ * state (an atomic replace, upstream's "nop" funcs).
+ */
 static struct klp_stacks {
 	DECLARE_HASHTABLE(by_ip, KLP_STACK_HASH_BITS);
 	DECLARE_HASHTABLE(by_addr, KLP_STACK_HASH_BITS);
+	struct klp_patch *tr_patch;
+	bool tr_nops;
 } klp_stacks;
 
 static struct klp_func_stack *klp_find_stack(unsigned long old_addr)
@@ -68,6 +90,24 @@ static struct klp_func_stack *klp_find_stack(unsigned long old_addr)
 		if (stack->old_addr == old_addr)
 			return stack;
 	return NULL;
+}
+
+/* Send the call to func, and say so if anybody listens. */
+static __always_inline void klp_redirect(struct klp_func_stack *stack,
+					 struct klp_func *func,
+					 struct ftrace_regs *fregs)
+{
+	klp_set_ip(fregs, (unsigned long)func->new_func);
+	if (!trace_klp_redirect_enabled())
+		return;
+	klp_fault_redirect_delay();
+	/*
+	 * A func popped now keeps its kobject's name until a grace period
+	 * has passed (klp_free_patch()).
+	 */
+	trace_klp_redirect(stack->old_addr, (unsigned long)func->new_func,
+			   func->id, kobject_name(&func->kobj),
+			   klp_patch_name(func->obj->patch));
 }
 
 /**
@@ -86,7 +126,8 @@ static struct klp_func_stack *klp_find_stack(unsigned long old_addr)
  * With no listener on klp_redirect the winner's new_func is read from the
  * stack itself: one load fewer than through the winner, which pays for
  * the hash lookup.  With one, it is read from the winner the event names,
- * so that each call is counted on the winner it reached.
+ * so that each call is counted on the winner it reached.  A stack marked
+ * by a transition sends the task where its state says (transition.c).
  */
 void notrace klp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 				struct ftrace_ops *fops,
@@ -104,26 +145,33 @@ void notrace klp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	hash_for_each_possible_rcu_notrace(klp_stacks.by_ip, stack, ip_node, ip) {
 		if (stack->ip != ip)
 			continue;
+		/*
+		 * The winner is read before the mark: a func pushed in a
+		 * transition is published after its stack is marked.
+		 */
 		if (!trace_klp_redirect_enabled()) {
-			new_func = READ_ONCE(stack->new_func);
+			/* pairs with klp_stack_publish()'s release */
+			new_func = smp_load_acquire(&stack->new_func);
+			if (unlikely(READ_ONCE(stack->trans)))
+				goto transition;
 			if (new_func)
 				klp_set_ip(fregs, (unsigned long)new_func);
 			break;
 		}
 		func = list_first_or_null_rcu(&stack->funcs, struct klp_func,
 					      stack_node);
+		smp_rmb();	/* the winner, then the mark: see klp_push() */
+		if (unlikely(READ_ONCE(stack->trans)))
+			goto transition;
 		if (!func)
 			break;
-		klp_set_ip(fregs, (unsigned long)func->new_func);
-		klp_fault_redirect_delay();
-		/*
-		 * A func popped now keeps its kobject's name until a grace
-		 * period has passed (klp_free_patch()).
-		 */
-		trace_klp_redirect(stack->old_addr,
-				   (unsigned long)func->new_func, func->id,
-				   kobject_name(&func->kobj),
-				   klp_patch_name(func->obj->patch));
+		klp_redirect(stack, func, fregs);
+		break;
+transition:
+		func = klp_task_patched() ? READ_ONCE(stack->with) :
+					    READ_ONCE(stack->without);
+		if (func)
+			klp_redirect(stack, func, fregs);
 		break;
 	}
 	ftrace_test_recursion_unlock(bit);
@@ -135,12 +183,64 @@ static struct klp_func *klp_stack_top(struct klp_func_stack *stack)
 					stack_node);
 }
 
-/* The handler's copy of the winner: after every change of the funcs. */
+/* The func below @func on its stack, NULL for the original. */
+static struct klp_func *klp_stack_below(struct klp_func_stack *stack,
+					struct klp_func *func)
+{
+	if (list_is_last(&func->stack_node, &stack->funcs))
+		return NULL;
+	return list_next_entry(func, stack_node);
+}
+
+/*
+ * Mark a stack for the transition running, or unmark it: what a task runs
+ * in each state of the transition patch.  Unchanged for every task unless
+ * that patch's func is the winner, or, in an atomic replace, the patch
+ * has no func on it (its patched state runs the original).
+ */
+static void klp_stack_mark_as(struct klp_func_stack *stack,
+			      struct klp_func *top, struct klp_func *below)
+{
+	struct klp_patch *patch = klp_stacks.tr_patch;
+	struct klp_func *with = top, *without = top;
+
+	if (top && patch && top->obj->patch == patch)
+		without = below;
+	else if (top && patch && klp_stacks.tr_nops)
+		with = NULL;
+	if (with == without) {
+		WRITE_ONCE(stack->trans, false);
+		return;
+	}
+	WRITE_ONCE(stack->with, with);
+	WRITE_ONCE(stack->without, without);
+	/* the funcs before the mark, the mark before the winner */
+	smp_store_release(&stack->trans, true);
+}
+
+static void klp_stack_mark(struct klp_func_stack *stack)
+{
+	struct klp_func *top = klp_stack_top(stack);
+
+	klp_stack_mark_as(stack, top, top ? klp_stack_below(stack, top) : NULL);
+}
+
+/*
+ * The handler's copy of the winner: after every change of the funcs.
+ * During a transition the stack is marked first, then the winner
+ * published: the handler, which reads them the other way round, never
+ * sends a task to a func its state has not reached.
+ */
 static void klp_stack_publish(struct klp_func_stack *stack)
 {
 	struct klp_func *top = klp_stack_top(stack);
 
-	WRITE_ONCE(stack->new_func, top ? top->new_func : NULL);
+	if (klp_stacks.tr_patch) {
+		klp_stack_mark(stack);
+		smp_wmb();	/* the mark before the winner */
+	}
+	/* pairs with the handler's acquire */
+	smp_store_release(&stack->new_func, top ? top->new_func : NULL);
 }
 
 static void klp_trace_stack_change(struct klp_func *func,
@@ -183,6 +283,11 @@ static void klp_free_stack(struct klp_func_stack *stack)
 static void klp_push(struct klp_func_stack *stack, struct klp_func *func,
 		     enum klp_cause cause)
 {
+	if (klp_stacks.tr_patch) {
+		/* marked for func as the winner before it can be seen */
+		klp_stack_mark_as(stack, func, klp_stack_top(stack));
+		smp_wmb();	/* the mark before the func is on the list */
+	}
 	list_add_rcu(&func->stack_node, &stack->funcs);
 	klp_stack_publish(stack);
 	stack->depth++;
@@ -598,4 +703,51 @@ void klp_show_stacks(struct seq_file *m, const char *prefix)
 				   f->id);
 		seq_putc(m, '\n');
 	}
+}
+
+/**
+ * klp_stacks_transition() - mark the func_stacks for a transition
+ * @patch:	the transition patch, or NULL when no transition runs
+ * @nops:	an atomic replace: in @patch's patched state, a function it
+ *		does not patch runs its original
+ *
+ * From now on every push and pop marks its stack too (klp_stack_mark());
+ * called again after a module changed stacks, and with NULL once the
+ * funcs the transition takes off are popped: no stack is marked then.
+ */
+void klp_stacks_transition(struct klp_patch *patch, bool nops)
+{
+	struct klp_func_stack *stack;
+	int bkt;
+
+	lockdep_assert_held(&klp_mutex);
+
+	klp_stacks.tr_patch = patch;
+	klp_stacks.tr_nops = nops;
+	hash_for_each(klp_stacks.by_addr, bkt, stack, addr_node)
+		klp_stack_mark(stack);
+}
+
+/**
+ * klp_stacks_walk_marked() - the functions the transition changes
+ * @fn:		called for each marked stack with its function's address,
+ *		the funcs a task runs in the patched and the unpatched state
+ *		(NULL: the original) and the function's name
+ * @data:	passed to @fn
+ */
+void klp_stacks_walk_marked(void (*fn)(void *data, unsigned long old_addr,
+				       struct klp_func *with,
+				       struct klp_func *without,
+				       const char *name),
+			    void *data)
+{
+	struct klp_func_stack *stack;
+	int bkt;
+
+	lockdep_assert_held(&klp_mutex);
+
+	hash_for_each(klp_stacks.by_addr, bkt, stack, addr_node)
+		if (stack->trans)
+			fn(data, stack->old_addr, stack->with, stack->without,
+			   klp_func_name(stack->with ?: stack->without));
 }

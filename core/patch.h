@@ -19,6 +19,12 @@ int klp_unpatch_objects(struct klp_patch *patch, struct klp_object *only,
 			enum klp_cause cause);
 int klp_func_stack_pos(struct klp_func *func, unsigned int *depth);
 void klp_show_stacks(struct seq_file *m, const char *prefix);
+void klp_stacks_transition(struct klp_patch *patch, bool nops);
+void klp_stacks_walk_marked(void (*fn)(void *data, unsigned long old_addr,
+				       struct klp_func *with,
+				       struct klp_func *without,
+				       const char *name),
+			    void *data);
 
 /* ftrace.c */
 int klp_ftrace_add(unsigned long *ips, unsigned int n);

@@ -300,6 +300,8 @@ static int klp_init_patch(struct klp_patch *patch)
 	patch->state = KLP_DISABLED;
 	patch->enabled_ns = 0;
 	patch->enable_seq = 0;
+	patch->enable_only = false;
+	patch->forced = false;
 	patch->replaced_by[0] = '\0';
 	INIT_LIST_HEAD(&patch->list);
 
@@ -389,6 +391,10 @@ int klpcore_register_patch(struct klp_patch *patch)
 		ret = -ENODEV;
 		goto trace;
 	}
+
+	/* freed after its disable (klp_release_patch()): until it is done */
+	if (patch->free_work.func)
+		flush_work(&patch->free_work);
 
 	mutex_lock(&klp_mutex);
 	if (klp_is_patch_registered(patch)) {

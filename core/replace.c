@@ -3,14 +3,15 @@
  * replace.c - atomic replace: a patch whose enable disables all others
  * (upstream's Documentation/livepatch/cumulative-patches.rst)
  *
- * Once every func of the replace patch is on top of its function's
- * func_stack, the funcs of every other enabled patch are popped: below the
- * top nothing changes for callers, and a function only they patched
- * returns from their code straight to the original (its ftrace_ops goes
- * with its last func).  No function ever runs neither the old nor the new
- * code, so klp needs none of upstream's "nop" funcs, which bridge its
- * per-task transition.  As upstream, the replaced patches' callbacks do
- * not run: the replace patch is the one that knows what to take over.
+ * The replace patch's transition sends a task in its patched state to
+ * the replace patch's funcs, and to the original for a function only the
+ * other patches patch (patch.c marks such stacks: upstream's "nop"
+ * funcs).  Once every task is in that state, the funcs of every other
+ * enabled patch are popped: nothing changes for any task, and a function
+ * only they patched is unhooked (its ftrace_ops goes with its last func).
+ * A replaced patch that klp_enable_patch() registered is released.  As
+ * upstream, the replaced patches' callbacks do not run: the replace patch
+ * is the one that knows what to take over.
  * Each pop is a klp:klp_func_pop event with cause "replace", each
  * replaced patch a klp:klp_patch_replaced event naming its replacement.
  */
@@ -38,7 +39,7 @@ static int klp_replace_one(struct klp_patch *old)
 
 /**
  * klp_replace_patches() - pop the funcs of every other enabled patch
- * @patch:	a replace patch being enabled, all its loaded objects patched
+ * @patch:	a replace patch whose transition completed
  *
  * The patches popped stay enabled, marked replaced_by, until
  * klp_replace_finish(): the replace patch's post_patch callbacks, which
@@ -73,11 +74,11 @@ void klp_replace_patches(struct klp_patch *patch)
  */
 void klp_replace_finish(struct klp_patch *patch)
 {
-	struct klp_patch *old;
+	struct klp_patch *old, *tmp;
 
 	lockdep_assert_held(&klp_mutex);
 
-	list_for_each_entry(old, &klp_patches, list) {
+	list_for_each_entry_safe(old, tmp, &klp_patches, list) {
 		if (old == patch || old->state != KLP_ENABLED ||
 		    !old->replaced_by[0])
 			continue;
@@ -87,5 +88,7 @@ void klp_replace_finish(struct klp_patch *patch)
 		old->enabled_ns = 0;
 		trace_klp_patch_replaced(klp_next_seq(), klp_patch_name(old),
 					 klp_patch_name(patch));
+		if (old->enable_only)
+			klp_release_patch(old);
 	}
 }

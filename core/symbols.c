@@ -108,6 +108,31 @@ static int klp_resolve_call(const char *name, void *ptr, int slot)
 	return klp_resolve(name, &addr) ?: klp_set_call(name, addr, ptr, slot);
 }
 
+/**
+ * klp_resolve_function() - find a kernel function to call through a pointer
+ * @name:	its name
+ * @ptr:	where its address (or its trampoline's) goes
+ * @slot:	its trampoline, enum klp_tramp_slot, for an IBT kernel
+ *
+ * Return: 0, or an error naming it in the log
+ */
+int klp_resolve_function(const char *name, void *ptr, int slot)
+{
+	return klp_resolve_call(name, ptr, slot);
+}
+
+/**
+ * klp_resolve_data() - find a kernel variable by name
+ * @name:	its name
+ * @ptr:	where its address goes
+ *
+ * Return: 0, or an error naming it in the log
+ */
+int klp_resolve_data(const char *name, void *ptr)
+{
+	return klp_resolve(name, ptr);
+}
+
 static int klp_find_lookup_name(void)
 {
 	unsigned long addr, check;

@@ -17,5 +17,7 @@ int klp_find_object_symbol(const char *objname, const char *name,
 			   unsigned long sympos, unsigned long *addr);
 int klp_verify_vmlinux_symbol(const char *name, unsigned long addr);
 int klp_find_exported_symbol(const char *name, unsigned long *addr);
+int klp_resolve_function(const char *name, void *ptr, int slot);
+int klp_resolve_data(const char *name, void *ptr);
 
 #endif /* _KLP_SYMBOLS_H */

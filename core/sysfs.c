@@ -4,12 +4,15 @@
  *
  * /sys/kernel/klp
  * /sys/kernel/klp/<patch>
- * /sys/kernel/klp/<patch>/enabled
+ * /sys/kernel/klp/<patch>/enabled       (the state it is in or goes to)
+ * /sys/kernel/klp/<patch>/transition    (1 while its transition runs)
+ * /sys/kernel/klp/<patch>/force         (write 1: complete its transition)
  * /sys/kernel/klp/<patch>/cve           (the patch's cve, "" for none)
  * /sys/kernel/klp/<patch>/replace       (1 for a replace patch)
  * /sys/kernel/klp/<patch>/replaced_by   (the patch that replaced it, or "")
  * /sys/kernel/klp/<patch>/<object>
  * /sys/kernel/klp/<patch>/<object>/loaded
+ * /sys/kernel/klp/<patch>/<object>/patched   (upstream's, since 6.0)
  * /sys/kernel/klp/<patch>/<object>/<function>   (<function>,<sympos> for a
  *                                                symbol position above 1)
  * /sys/kernel/klp/<patch>/<object>/<function>/{id,patched,stack_pos,stack_depth}
@@ -27,6 +30,7 @@
 #include <linux/sysfs.h>
 #include "core.h"
 #include "patch.h"
+#include "transition.h"
 #include <klp/uapi.h>
 
 static struct kobject *klp_root_kobj;
@@ -46,12 +50,60 @@ static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
 	return ret ?: count;
 }
 
+/* A number about a patch, read under klp_mutex while it is registered. */
+static ssize_t klp_show_locked(struct kobject *kobj, char *buf,
+			       int (*value)(struct klp_patch *patch))
+{
+	struct klp_patch *patch = container_of(kobj, struct klp_patch, kobj);
+	ssize_t ret = -ENODEV;
+
+	mutex_lock(&klp_mutex);
+	if (klp_is_patch_registered(patch))
+		ret = sysfs_emit(buf, "%d\n", value(patch));
+	mutex_unlock(&klp_mutex);
+	return ret;
+}
+
 static ssize_t enabled_show(struct kobject *kobj,
 			    struct kobj_attribute *attr, char *buf)
 {
-	struct klp_patch *patch = container_of(kobj, struct klp_patch, kobj);
+	return klp_show_locked(kobj, buf, klp_transition_target);
+}
 
-	return sysfs_emit(buf, "%d\n", READ_ONCE(patch->state));
+static int klp_transition_of(struct klp_patch *patch)
+{
+	return klp_in_transition(patch);
+}
+
+static ssize_t transition_show(struct kobject *kobj,
+			       struct kobj_attribute *attr, char *buf)
+{
+	return klp_show_locked(kobj, buf, klp_transition_of);
+}
+
+static ssize_t force_store(struct kobject *kobj, struct kobj_attribute *attr,
+			   const char *buf, size_t count)
+{
+	struct klp_patch *patch = container_of(kobj, struct klp_patch, kobj);
+	bool val;
+	int ret;
+
+	ret = kstrtobool(buf, &val);
+	if (ret || !val)
+		return -EINVAL;
+
+	mutex_lock(&klp_mutex);
+	if (!klp_is_patch_registered(patch))
+		ret = -ENODEV;
+	else if (!klp_in_transition(patch))
+		ret = -EINVAL;
+	else
+		ret = klp_transition_force(patch);
+	mutex_unlock(&klp_mutex);
+	if (ret == -EINVAL)
+		pr_warn("force: patch '%s' is not in transition\n",
+			klp_patch_name(patch));
+	return ret ?: count;
 }
 
 /* Fixed at registration and checked then (klp_check_cve()): no lock. */
@@ -86,11 +138,15 @@ static ssize_t replaced_by_show(struct kobject *kobj,
 }
 
 static struct kobj_attribute enabled_kobj_attr = __ATTR_RW(enabled);
+static struct kobj_attribute transition_kobj_attr = __ATTR_RO(transition);
+static struct kobj_attribute force_kobj_attr = __ATTR_WO(force);
 static struct kobj_attribute cve_kobj_attr = __ATTR_RO(cve);
 static struct kobj_attribute replace_kobj_attr = __ATTR_RO(replace);
 static struct kobj_attribute replaced_by_kobj_attr = __ATTR_RO(replaced_by);
 static struct attribute *klp_patch_attrs[] = {
 	&enabled_kobj_attr.attr,
+	&transition_kobj_attr.attr,
+	&force_kobj_attr.attr,
 	&cve_kobj_attr.attr,
 	&replace_kobj_attr.attr,
 	&replaced_by_kobj_attr.attr,
@@ -101,9 +157,8 @@ ATTRIBUTE_GROUPS(klp_patch);
 static void klp_kobj_release_patch(struct kobject *kobj)
 {
 	/*
-	 * Without a consistency model nobody can tell whether a task still
-	 * runs code of the patch module, so its reference is never dropped
-	 * (see klp_register_patch()).
+	 * The patch module's reference is dropped by whoever frees the
+	 * patch (klp_release_patch(), or the module's own unregister).
 	 */
 }
 
@@ -113,27 +168,54 @@ static const struct kobj_type klp_ktype_patch = {
 	.default_groups = klp_patch_groups,
 };
 
-static ssize_t loaded_show(struct kobject *kobj, struct kobj_attribute *attr,
-			   char *buf)
+/* A number about an object, read under klp_mutex while its patch is registered. */
+static ssize_t klp_obj_show(struct kobject *kobj, char *buf,
+			    int (*value)(struct klp_object *obj))
 {
 	struct klp_patch *patch = container_of(kobj->parent, struct klp_patch,
 					       kobj);
 	struct klp_object *obj;
-	int loaded = -1;
+	int val = -1;
 
 	mutex_lock(&klp_mutex);
 	if (klp_is_patch_registered(patch))
 		klp_for_each_object(patch, obj)
 			if (obj->kobj == kobj)
-				loaded = klp_is_object_loaded(obj);
+				val = value(obj);
 	mutex_unlock(&klp_mutex);
 
-	return loaded < 0 ? -ENODEV : sysfs_emit(buf, "%d\n", loaded);
+	return val < 0 ? -ENODEV : sysfs_emit(buf, "%d\n", val);
+}
+
+static int klp_obj_loaded(struct klp_object *obj)
+{
+	return klp_is_object_loaded(obj);
+}
+
+static ssize_t loaded_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
+{
+	return klp_obj_show(kobj, buf, klp_obj_loaded);
+}
+
+/* upstream's (6.0): 1 while the object's funcs are on their stacks */
+static int klp_obj_patched(struct klp_object *obj)
+{
+	return obj->state == KLP_ENABLED;
+}
+
+static ssize_t obj_patched_show(struct kobject *kobj,
+				struct kobj_attribute *attr, char *buf)
+{
+	return klp_obj_show(kobj, buf, klp_obj_patched);
 }
 
 static struct kobj_attribute loaded_kobj_attr = __ATTR_RO(loaded);
+static struct kobj_attribute obj_patched_kobj_attr =
+	__ATTR(patched, 0444, obj_patched_show, NULL);
 static struct attribute *klp_object_attrs[] = {
 	&loaded_kobj_attr.attr,
+	&obj_patched_kobj_attr.attr,
 	NULL
 };
 ATTRIBUTE_GROUPS(klp_object);

@@ -28,6 +28,9 @@
 #include "compat.h"
 #include "tramp.h"
 
+struct task_struct;
+struct callback_head;
+
 static void klp_tramp_missed(const char *tramp)
 {
 	WARN_ONCE(1, "klp: %s ran its own body: its ftrace hook is not active\n",
@@ -89,6 +92,62 @@ klp_tramp_ftrace_location(unsigned long ip)
 	return 0;
 }
 
+/* transition.c's: the consistency model */
+static noinline __noclone int
+klp_tramp_kallsyms_lookup_size_offset(unsigned long addr, unsigned long *size,
+				      unsigned long *offset)
+{
+	klp_tramp_missed(__func__);
+	return 0;
+}
+
+static noinline __noclone int
+klp_tramp_stack_trace_save_tsk_reliable(struct task_struct *tsk,
+					unsigned long *store, unsigned int size)
+{
+	klp_tramp_missed(__func__);
+	return -EOPNOTSUPP;
+}
+
+static noinline __noclone int
+klp_tramp_task_call_func(struct task_struct *p,
+			 int (*func)(struct task_struct *p, void *arg),
+			 void *arg)
+{
+	klp_tramp_missed(__func__);
+	return -EOPNOTSUPP;
+}
+
+static noinline __noclone int
+klp_tramp_stop_one_cpu(unsigned int cpu, int (*fn)(void *arg), void *arg)
+{
+	klp_tramp_missed(__func__);
+	return -EOPNOTSUPP;
+}
+
+static noinline __noclone int
+klp_tramp_wake_up_state(struct task_struct *p, unsigned int state)
+{
+	klp_tramp_missed(__func__);
+	return 0;
+}
+
+static noinline __noclone struct task_struct *
+klp_tramp_idle_task(int cpu)
+{
+	klp_tramp_missed(__func__);
+	return NULL;
+}
+
+static noinline __noclone struct callback_head *
+klp_tramp_task_work_cancel_match(struct task_struct *task,
+				 bool (*match)(struct callback_head *, void *),
+				 void *data)
+{
+	klp_tramp_missed(__func__);
+	return NULL;
+}
+
 /**
  * struct klp_tramp - a trampoline and the sealed function it enters
  * @tramp:	the trampoline
@@ -109,6 +168,16 @@ static struct klp_tramp klp_tramps[KLP_TRAMP_NR] = {
 	[KLP_TRAMP_MODULE_ADDRESS] = { klp_tramp_module_address },
 	[KLP_TRAMP_TEXT_POKE] = { klp_tramp_text_poke },
 	[KLP_TRAMP_FTRACE_LOCATION] = { klp_tramp_ftrace_location },
+	[KLP_TRAMP_KALLSYMS_LOOKUP_SIZE_OFFSET] = {
+		klp_tramp_kallsyms_lookup_size_offset },
+	[KLP_TRAMP_STACK_TRACE_SAVE_TSK_RELIABLE] = {
+		klp_tramp_stack_trace_save_tsk_reliable },
+	[KLP_TRAMP_TASK_CALL_FUNC] = { klp_tramp_task_call_func },
+	[KLP_TRAMP_STOP_ONE_CPU] = { klp_tramp_stop_one_cpu },
+	[KLP_TRAMP_WAKE_UP_STATE] = { klp_tramp_wake_up_state },
+	[KLP_TRAMP_IDLE_TASK] = { klp_tramp_idle_task },
+	[KLP_TRAMP_TASK_WORK_CANCEL_MATCH] = {
+		klp_tramp_task_work_cancel_match },
 };
 
 /* The fentry call of a function lies within its first 16 bytes. */

@@ -19,7 +19,6 @@
 #include <string.h>
 #include "klp-exporter.h"
 
-#define ARRAY_SIZE(x)		(sizeof(x) / sizeof((x)[0]))
 #define EX_BLOCKED_TASKS	10	/* tasks named per transition */
 #define EX_BLOCKED_TASKS_S	"10"
 
@@ -57,10 +56,10 @@ static void put_value(struct strbuf *b, const char *v)
 }
 
 /*
- * labels(b, "object", o, "function", f, NULL): the label set, rendered,
- * appended to b (no braces)
+ * ex_put_labels(b, "object", o, "function", f, NULL): the label set,
+ * rendered, appended to b (no braces)
  */
-static void put_labels(struct strbuf *b, ...)
+void ex_put_labels(struct strbuf *b, ...)
 {
 	const char *name;
 	bool first = true;
@@ -124,7 +123,7 @@ static void winner_changed(struct ex_totals *t, const char *object,
 {
 	struct strbuf key = {};
 
-	put_labels(&key, "object", object, "function", name, NULL);
+	ex_put_labels(&key, "object", object, "function", name, NULL);
 	family_add(&t->winner_changes, &key, 1);
 }
 
@@ -148,11 +147,11 @@ void ex_count_event(struct ex_totals *t, const struct kt_model *m,
 
 	if (!strcmp(kt_event_name(e->type), "unknown"))
 		return;
-	put_labels(&key, "patch", e->patch, "event", kt_event_name(e->type),
+	ex_put_labels(&key, "patch", e->patch, "event", kt_event_name(e->type),
 		   NULL);
 	family_add(&t->transitions, &key, 1);
 	if (e->type == KLP_EV_PATCH_ENABLE && e->ret) {
-		put_labels(&key, "patch", e->patch, NULL);
+		ex_put_labels(&key, "patch", e->patch, NULL);
 		family_add(&t->enable_failures, &key, 1);
 	}
 	if ((e->type != KLP_EV_FUNC_PUSH && e->type != KLP_EV_FUNC_POP) ||
@@ -253,7 +252,7 @@ void ex_count_redirects(struct ex_totals *t, struct kt_model *m,
 				c->value += f->hits_interval;
 				continue;
 			}
-			put_labels(&key, "object", fn->object, "function",
+			ex_put_labels(&key, "object", fn->object, "function",
 				   fn->name, "patch", f->patch->name, NULL);
 			f->priv = family_add(&t->redirects, &key,
 					     f->hits_interval);
@@ -284,9 +283,17 @@ static void walk_count(const void *node, VISIT which, void *closure)
 	put_value_line(w->b, c->value);
 }
 
-/* HELP and TYPE; a counter's family has no _total in OpenMetrics. */
-static void header(struct strbuf *b, enum ex_format fmt, const char *name,
-		   const char *type, const char *help)
+/**
+ * ex_header() - a metric family's HELP and TYPE lines
+ * @b:    appended to
+ * @fmt:  the format: in OpenMetrics a counter's family has no _total,
+ *        an info's no _info; the text format has no info type (gauge)
+ * @name: the samples' name
+ * @type: counter, gauge or info
+ * @help: the HELP text
+ */
+void ex_header(struct strbuf *b, enum ex_format fmt, const char *name,
+	       const char *type, const char *help)
 {
 	bool counter = !strcmp(type, "counter");
 	bool info = !strcmp(type, "info");
@@ -307,7 +314,7 @@ static void family(struct strbuf *b, enum ex_format fmt, const char *name,
 {
 	struct family_walk w = { .b = b, .name = name };
 
-	header(b, fmt, name, "counter", help);
+	ex_header(b, fmt, name, "counter", help);
 	twalk_r(f->root, walk_count, &w);
 }
 
@@ -315,7 +322,7 @@ static void scalar(struct strbuf *b, enum ex_format fmt, const char *name,
 		   const char *type, const char *help,
 		   unsigned long long value)
 {
-	header(b, fmt, name, type, help);
+	ex_header(b, fmt, name, type, help);
 	sb_printf(b, "%s %llu\n", name, value);
 }
 
@@ -324,26 +331,26 @@ static void render_model(struct strbuf *b, enum ex_format fmt,
 {
 	size_t i, j;
 
-	header(b, fmt, "klp_patch_info", "info",
+	ex_header(b, fmt, "klp_patch_info", "info",
 	       "A registered patch: its module's srcversion and the CVEs it fixes");
 	for (i = 0; i < m->nr_patches; i++) {
 		const struct kt_patch *p = m->patches[i];
 
 		sb_puts(b, "klp_patch_info{");
-		put_labels(b, "patch", p->name, "srcversion", p->srcversion,
+		ex_put_labels(b, "patch", p->name, "srcversion", p->srcversion,
 			   "cve", p->cve, NULL);
 		sb_puts(b, "}");
 		put_value_line(b, 1);
 	}
-	header(b, fmt, "klp_patch_enabled", "gauge",
+	ex_header(b, fmt, "klp_patch_enabled", "gauge",
 	       "1 if the patch is enabled, 0 if not");
 	for (i = 0; i < m->nr_patches; i++) {
 		sb_puts(b, "klp_patch_enabled{");
-		put_labels(b, "patch", m->patches[i]->name, NULL);
+		ex_put_labels(b, "patch", m->patches[i]->name, NULL);
 		sb_puts(b, "}");
 		put_value_line(b, m->patches[i]->enabled);
 	}
-	header(b, fmt, "klp_patch_enabled_timestamp_seconds", "gauge",
+	ex_header(b, fmt, "klp_patch_enabled_timestamp_seconds", "gauge",
 	       "When the enable in force happened, Unix time (enabled patches)");
 	for (i = 0; i < m->nr_patches; i++) {
 		const struct kt_patch *p = m->patches[i];
@@ -351,28 +358,28 @@ static void render_model(struct strbuf *b, enum ex_format fmt,
 		if (!p->enabled || !p->enabled_ns)
 			continue;
 		sb_puts(b, "klp_patch_enabled_timestamp_seconds{");
-		put_labels(b, "patch", p->name, NULL);
+		ex_put_labels(b, "patch", p->name, NULL);
 		sb_printf(b, "} %llu.%09llu\n", p->enabled_ns / KT_NSEC_PER_SEC,
 			      p->enabled_ns % KT_NSEC_PER_SEC);
 	}
-	header(b, fmt, "klp_func_winner", "gauge",
+	ex_header(b, fmt, "klp_func_winner", "gauge",
 	       "For each func on its function's func_stack: 1 if it wins (top), 0 if below");
 	for (i = 0; i < m->nr_fns; i++) {
 		const struct kt_fn *fn = m->fns[i];
 
 		for (j = 0; j < fn->depth; j++) {
 			sb_puts(b, "klp_func_winner{");
-			put_labels(b, "object", fn->object, "function", fn->name,
+			ex_put_labels(b, "object", fn->object, "function", fn->name,
 				   "patch", fn->stack[j]->patch->name, NULL);
 			sb_puts(b, "}");
 			put_value_line(b, j == 0);
 		}
 	}
-	header(b, fmt, "klp_func_stack_depth", "gauge",
+	ex_header(b, fmt, "klp_func_stack_depth", "gauge",
 	       "Funcs on the function's func_stack (0: the original runs)");
 	for (i = 0; i < m->nr_fns; i++) {
 		sb_puts(b, "klp_func_stack_depth{");
-		put_labels(b, "object", m->fns[i]->object, "function",
+		ex_put_labels(b, "object", m->fns[i]->object, "function",
 			   m->fns[i]->name, NULL);
 		sb_puts(b, "}");
 		put_value_line(b, m->fns[i]->depth);
@@ -397,10 +404,10 @@ static void tr_sample(struct strbuf *b, const char *name,
 	sb_puts(b, name);
 	sb_puts(b, "{");
 	if (reason)
-		put_labels(b, "core", tr->core, "patch", tr->patch, "reason",
+		ex_put_labels(b, "core", tr->core, "patch", tr->patch, "reason",
 			   reason, NULL);
 	else
-		put_labels(b, "core", tr->core, "patch", tr->patch, NULL);
+		ex_put_labels(b, "core", tr->core, "patch", tr->patch, NULL);
 	sb_puts(b, "}");
 }
 
@@ -414,7 +421,7 @@ static void render_blocked_tasks(struct strbuf *b, enum ex_format fmt,
 	char pid[16];
 	size_t i, j;
 
-	header(b, fmt, "klp_transition_blocked_task_info", "info",
+	ex_header(b, fmt, "klp_transition_blocked_task_info", "info",
 	       "A task the transition's last sweep could not switch (the first " EX_BLOCKED_TASKS_S " of each)");
 	for (i = 0; i < s->nr; i++) {
 		const struct kt_tr *tr = s->trs[i];
@@ -425,7 +432,7 @@ static void render_blocked_tasks(struct strbuf *b, enum ex_format fmt,
 			/* the idle tasks share pid 0: told apart by comm */
 			snprintf(pid, sizeof(pid), "%d", t->pid);
 			sb_puts(b, "klp_transition_blocked_task_info{");
-			put_labels(b, "core", tr->core, "patch", tr->patch,
+			ex_put_labels(b, "core", tr->core, "patch", tr->patch,
 				   "pid", pid, "comm", t->comm, "function",
 				   t->func, "reason",
 				   kt_block_reason_name(t->reason), NULL);
@@ -449,11 +456,11 @@ static void render_transitions(struct strbuf *b, enum ex_format fmt,
 				       KLP_BLOCK_ON_STACK, KT_BLOCK_UNKNOWN };
 	size_t i, j, r, n;
 
-	header(b, fmt, "klp_transition_in_progress", "gauge",
+	ex_header(b, fmt, "klp_transition_in_progress", "gauge",
 	       "1 while a transition of the patch runs (tasks left to switch), else 0");
 	for (i = 0; up && i < m->nr_patches; i++) {
 		sb_puts(b, "klp_transition_in_progress{");
-		put_labels(b, "core", KT_CORE_KLP, "patch", m->patches[i]->name,
+		ex_put_labels(b, "core", KT_CORE_KLP, "patch", m->patches[i]->name,
 			   NULL);
 		sb_puts(b, "}");
 		put_value_line(b, in_transition(s, m->patches[i]->name));
@@ -465,7 +472,7 @@ static void render_transitions(struct strbuf *b, enum ex_format fmt,
 		tr_sample(b, "klp_transition_in_progress", s->trs[i], NULL);
 		put_value_line(b, 1);
 	}
-	header(b, fmt, "klp_transition_seconds", "gauge",
+	ex_header(b, fmt, "klp_transition_seconds", "gauge",
 	       "How long the transition in progress has run (a builtin one: since first seen)");
 	for (i = 0; i < s->nr; i++) {
 		const struct kt_tr *tr = s->trs[i];
@@ -476,7 +483,7 @@ static void render_transitions(struct strbuf *b, enum ex_format fmt,
 		sb_printf(b, " %llu.%09llu\n", d / KT_NSEC_PER_SEC,
 			  d % KT_NSEC_PER_SEC);
 	}
-	header(b, fmt, "klp_transition_blocked_tasks", "gauge",
+	ex_header(b, fmt, "klp_transition_blocked_tasks", "gauge",
 	       "Tasks the transition's last sweep could not switch, by reason");
 	for (i = 0; i < s->nr; i++) {
 		const struct kt_tr *tr = s->trs[i];

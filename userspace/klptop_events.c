@@ -17,7 +17,6 @@
 #include <string.h>
 #include "klptop.h"
 
-#define ARRAY_SIZE(x)	(sizeof(x) / sizeof((x)[0]))
 
 const char *kt_event_name(unsigned int type)
 {

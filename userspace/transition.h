@@ -90,8 +90,10 @@ int kt_tr_builtin_scan(struct kt_trset *s);
  * klptop's lines (screen) and its "transitions_in_progress" (JSON): the
  * transitions of patches that match patch (a shell pattern; NULL: all)
  */
-void kt_tr_print(const struct kt_trset *s, const char *patch,
-		 unsigned long long now_ns, int max_tasks);
+struct kt_frame;
+void kt_tr_add_lines(const struct kt_trset *s, const char *patch,
+		     unsigned long long now_ns, int max_tasks,
+		     struct kt_frame *f);
 void kt_tr_json(struct strbuf *b, const struct kt_trset *s, const char *patch,
 		unsigned long long now_ns);
 

@@ -19,7 +19,6 @@
 #include "snapshot.h"
 #include "transition.h"
 
-#define ARRAY_SIZE(x)	(sizeof(x) / sizeof((x)[0]))
 
 const char *kt_block_reason_name(int reason)
 {

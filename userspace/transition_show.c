@@ -38,50 +38,51 @@ static void printable(char *dst, size_t size, const char *src)
 }
 
 /**
- * kt_tr_print() - the transitions in progress, for the screen
+ * kt_tr_add_lines() - the transitions in progress, in the screen's head
  * @s:         the transitions
  * @patch:     only those of patches that match it (NULL: all)
  * @now_ns:    CLOCK_REALTIME now
  * @max_tasks: the tasks shown under each; the rest are counted
+ * @f:         the frame the lines go to (klptop_tty.c fits it)
  */
-void kt_tr_print(const struct kt_trset *s, const char *patch,
-		 unsigned long long now_ns, int max_tasks)
+void kt_tr_add_lines(const struct kt_trset *s, const char *patch,
+		     unsigned long long now_ns, int max_tasks,
+		     struct kt_frame *f)
 {
+	char line[KT_TEXT_LEN];
 	char comm[KLP_COMM_LEN], func[KLP_FUNC_LEN];
-	size_t i, j, shown = 0;
+	size_t i, j;
 
 	for (i = 0; i < s->nr; i++) {
 		const struct kt_tr *tr = s->trs[i];
 
 		if (!matches(tr, patch))
 			continue;
-		shown++;
-		printf("TRANSITION %s %s %s  %.1fs%s  switched %u/%u",
-		       tr->core, tr->patch,
-		       tr->target ? "enabling" : "disabling",
-		       elapsed_s(tr, now_ns), tr->start_seen ? " (seen)" : "",
-		       tr->total - tr->pending, tr->total);
+		snprintf(line, sizeof(line), "TRANSITION %s %s %s  %.1fs%s  switched %u/%u",
+			 tr->core, tr->patch,
+			 tr->target ? "enabling" : "disabling",
+			 elapsed_s(tr, now_ns), tr->start_seen ? " (seen)" : "",
+			 tr->total - tr->pending, tr->total);
 		if (!strcmp(tr->core, KT_CORE_KLP))
-			printf("  sweep %u", tr->sweep);
-		printf("\n");
+			kt_frame_add(f, KT_HEAD, "%s  sweep %u", line, tr->sweep);
+		else
+			kt_frame_add(f, KT_HEAD, "%s", line);
 		if (tr->nr_tasks)
-			printf("  %7s %-16s %-10s %s\n", "PID", "COMM", "REASON",
-			       "FUNCTION");
+			kt_frame_add(f, KT_HEAD, "  %7s %-16s %-10s %s", "PID",
+				     "COMM", "REASON", "FUNCTION");
 		for (j = 0; j < tr->nr_tasks && j < (size_t)max_tasks; j++) {
 			const struct kt_task *t = &tr->tasks[j];
 
 			printable(comm, sizeof(comm), t->comm);
 			printable(func, sizeof(func), t->func);
-			printf("  %7d %-16s %-10s %s\n", t->pid, comm,
-			       kt_block_reason_name(t->reason),
-			       func[0] ? func : "-");
+			kt_frame_add(f, KT_HEAD, "  %7d %-16s %-10s %s", t->pid,
+				     comm, kt_block_reason_name(t->reason),
+				     func[0] ? func : "-");
 		}
 		if (tr->nr_tasks > (size_t)max_tasks)
-			printf("  ... and %zu more\n",
-			       tr->nr_tasks - (size_t)max_tasks);
+			kt_frame_add(f, KT_HEAD, "  ... and %zu more",
+				     tr->nr_tasks - (size_t)max_tasks);
 	}
-	if (shown)
-		printf("\n");
 }
 
 static void json_str(struct strbuf *b, const char *s)

@@ -19,6 +19,7 @@
 #include <linux/ftrace.h>
 #include <linux/kobject.h>
 #include <linux/list.h>
+#include <linux/workqueue.h>
 #include <klp/uapi.h>
 
 /*
@@ -193,6 +194,11 @@ struct klp_state {
  *		order, so the last enabled still wins
  * @replaced_by: the patch whose enable replaced this one ("" if none did
  *		since this one was last enabled)
+ * @enable_only: registered by klp_enable_patch() itself (upstream's API
+ *		since 5.1): freed, and its module let go, once disabled or
+ *		replaced
+ * @forced:	a transition of it was forced: its module stays for good
+ * @free_work:	frees an @enable_only patch after klp_mutex is dropped
  */
 struct klp_patch {
 	/* external */
@@ -209,6 +215,9 @@ struct klp_patch {
 	u64 enabled_ns;
 	u64 enable_seq;
 	char replaced_by[KLP_NAME_LEN];
+	bool enable_only;
+	bool forced;
+	struct work_struct free_work;
 };
 
 #define klp_register_patch	klpcore_register_patch

@@ -58,7 +58,11 @@ api() {
 assert_eq "api: enable before register: registers and enables it" "0 8003 1" \
 	"$(api enable) $(target c) $(patch_enabled klp_test_api)"
 assert_eq "api: register it again -> EINVAL" -22 "$(api register)"
-assert_eq "api: disable and unregister it" "0 0" "$(api disable) $(api unregister)"
+# ... and, as upstream, frees it once disabled: its sysfs dir goes, and
+# with it the patch (a 3.20-style unregister finds nothing left)
+assert_eq "api: disable frees the patch klp_enable_patch() registered" "0 -22" \
+	"$(api disable) $(api unregister)"
+check "api: its sysfs dir goes" wait_until 5 eval '[ ! -e $KLP_SYSFS/klp_test_api ]' 
 assert_eq "api: register" 0 "$(api register)"
 assert_eq "api: register twice -> EINVAL" -22 "$(api register)"
 assert_eq "api: registered, not enabled: original runs" 300 "$(target c)"

@@ -103,10 +103,12 @@ $(BPF_OUT)/%.skel.h: $(BPF_OUT)/%.bpf.o
 # and the libraries it needs (<tool>_PKGS).  Header dependencies come from
 # the compiler (-MMD), so a change rebuilds only what includes it.
 klptop_ROOMS := klptop_model klptop_events klptop_counters klptop_attach \
-	klptop_screen klptop_tty klptop_keys klptop_json
+	klptop_screen klptop_tty klptop_keys klptop_json transition_model \
+	transition_builtin transition_show
 klptop_LIBS := snapshot json strbuf
 klptop_PKGS := libbpf
 klp-exporter_ROOMS := klptop_model klptop_events klptop_counters klptop_attach \
+	transition_model transition_builtin \
 	klp-exporter_metrics klp-exporter_http klp-exporter_textfile \
 	klp-exporter_options klp-exporter_self
 klp-exporter_LIBS := snapshot strbuf

@@ -236,7 +236,7 @@ static bool take_losses(struct klp_exporter *x)
  * Bring the model and the totals up to now: the events, then the state
  * file if they left it unsure, then the counters.
  */
-static void update(struct klp_exporter *x)
+static void update_core(struct klp_exporter *x)
 {
 	int err;
 
@@ -264,6 +264,13 @@ static void update(struct klp_exporter *x)
 				   x->counters.interval_unknown);
 	else
 		x->totals.errors++;
+}
+
+/* ... and the builtin's transitions, core or not (after: a core gone frees them) */
+static void update(struct klp_exporter *x)
+{
+	update_core(x);
+	kt_tr_builtin_scan(&x->model.trs);
 }
 
 static void render(struct klp_exporter *x, enum ex_format fmt,

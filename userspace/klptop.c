@@ -247,6 +247,7 @@ static int refresh(struct klptop *k, unsigned long long tick, bool show)
 		if (err)
 			return err;
 	}
+	kt_tr_builtin_scan(&k->model.trs);	/* none: nothing to show */
 
 	err = kt_counters_update(&k->counters, &k->model);
 	if (err)

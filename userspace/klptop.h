@@ -34,6 +34,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <klp/uapi.h>
+#include "transition.h"
 
 struct termios;
 
@@ -107,6 +108,7 @@ struct kt_model {
 	unsigned long long snap_seq;	/* events up to it are in the model */
 	bool need_resync;		/* only the state file can tell now */
 	bool quiet;			/* a failed resync says nothing */
+	struct kt_trset trs;		/* transitions in progress (transition.h) */
 };
 
 void *kt_realloc(void *p, size_t n, size_t size);

@@ -330,6 +330,8 @@ void kt_build_screen(const struct kt_view *v, const struct kt_model *m,
 		     struct kt_frame *f)
 {
 	add_summary(v, m, tot, f);
+	kt_tr_add_lines(&m->trs, v->patch, tot->tick_ns + v->realtime_off_ns,
+			10, f);
 	add_rows(v, m, f);
 	add_footer(v, log, f);
 }

@@ -36,8 +36,18 @@ CFLAGS ?= -g -O2 -Wall -Wextra -Wno-unused-parameter
 ARCH_BPF := x86
 # GNU: program_invocation_short_name names the tool in shared messages.
 # libtracefs' and libtraceevent's headers include each other by bare name.
-INCLUDES := -D_GNU_SOURCE -Iinclude -I$(BPF_OUT) -Iuserspace \
+INCLUDES := -D_GNU_SOURCE -Iinclude -I$(BPF_OUT) -I$(OUT) -Iuserspace \
 	$(shell pkg-config --cflags libtracefs libtraceevent 2>/dev/null)
+
+# The version and the git revision the tools are built from (klp-exporter's
+# build_info), in build/version.h: rewritten only when they change, so a
+# new commit rebuilds only what includes it, and `make -q` stays quiet.
+KLP_REVISION := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+$(shell mkdir -p $(OUT) && \
+	printf '#define KLP_VERSION "%s"\n#define KLP_REVISION "%s"\n' \
+		'$(KLP_VERSION)' '$(KLP_REVISION)' > $(OUT)/version.h.new && \
+	{ cmp -s $(OUT)/version.h.new $(OUT)/version.h && rm -f $(OUT)/version.h.new || \
+	  mv $(OUT)/version.h.new $(OUT)/version.h; })
 
 KBUILD := $(MAKE) -C $(KDIR)
 KMODS := . $(FAULT_DIR)
@@ -66,11 +76,14 @@ kernel-check:
 	@scripts/check-kernel.sh $(KDIR)
 
 # One kbuild run (the top-level Kbuild), then the fault-injection core
-# apart: it exports the same symbols.
+# apart: it exports the same symbols; then upstream's livepatch test
+# modules, from the installed linux-source, against klp's Module.symvers
+# (build/upstream, for selftests/tests/70-upstream.sh).
 modules: kernel-check
 	$(KBUILD) M=$(CURDIR) modules
 	mkdir -p $(FAULT_DIR) && ln -sf $(addprefix $(CURDIR)/,$(CORE_SRCS)) $(FAULT_DIR)/
 	$(KBUILD) M=$(CURDIR)/$(FAULT_DIR) KLP_FAULT_INJECT=y modules
+	scripts/upstream-selftests.sh $(KDIR)
 
 userspace: $(TOOLS)
 
@@ -90,12 +103,14 @@ $(BPF_OUT)/%.skel.h: $(BPF_OUT)/%.bpf.o
 # and the libraries it needs (<tool>_PKGS).  Header dependencies come from
 # the compiler (-MMD), so a change rebuilds only what includes it.
 klptop_ROOMS := klptop_model klptop_events klptop_counters klptop_attach \
-	klptop_screen klptop_json
+	klptop_screen klptop_tty klptop_keys klptop_json transition_model \
+	transition_builtin transition_show
 klptop_LIBS := snapshot json strbuf
 klptop_PKGS := libbpf
 klp-exporter_ROOMS := klptop_model klptop_events klptop_counters klptop_attach \
+	transition_model transition_builtin \
 	klp-exporter_metrics klp-exporter_http klp-exporter_textfile \
-	klp-exporter_options
+	klp-exporter_options klp-exporter_self
 klp-exporter_LIBS := snapshot strbuf
 klp-exporter_PKGS := libbpf libmicrohttpd
 klp-trace_ROOMS := klp-trace_format klp-trace_instance
@@ -173,4 +188,4 @@ install: userspace $(SKELS:.skel.h=.bpf.o) install-dkms-src
 
 clean:
 	for d in $(KMODS); do $(KBUILD) M=$(CURDIR)/$$d clean >/dev/null 2>&1 || true; done
-	rm -rf $(BPF_OUT) $(BIN) $(OUT)/obj $(OUT)/guest
+	rm -rf $(BPF_OUT) $(BIN) $(OUT)/obj $(OUT)/guest $(OUT)/upstream

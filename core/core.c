@@ -144,8 +144,8 @@ int klp_disable_patch_all(struct klp_patch *patch, enum klp_cause cause)
 
 	lockdep_assert_held(&klp_mutex);
 
-	pr_notice("disabling patch '%s'\n", klp_patch_name(patch));
-
+	if (cause != KLP_CAUSE_ROLLBACK)
+		pr_notice("disabling patch '%s'\n", klp_patch_name(patch));
 	if (cause != KLP_CAUSE_ROLLBACK)
 		klp_for_each_object(patch, obj)
 			if (obj->state == KLP_ENABLED)
@@ -172,12 +172,19 @@ static int __klp_enable_patch(struct klp_patch *patch)
 	if (WARN_ON(patch->state != KLP_DISABLED))
 		return -EINVAL;
 
-	pr_notice("enabling patch '%s'\n", klp_patch_name(patch));
-
 	ret = klp_check_states(patch);
 	if (ret) {
 		trace_klp_enable_failed(klp_next_seq(), klp_patch_name(patch),
 					"", "", ret);
+		return ret;
+	}
+
+	pr_notice("enabling patch '%s'\n", klp_patch_name(patch));
+
+	/* Every task in the unpatched state: the pushes reach none yet. */
+	ret = klp_transition_init(patch, KLP_ENABLED);
+	if (ret) {
+		klp_trace_failure(patch->objs, NULL, ret);
 		return ret;
 	}
 
@@ -202,41 +209,35 @@ static int __klp_enable_patch(struct klp_patch *patch)
 		}
 	}
 
-	/* Every task in the unpatched state: the pushes reach none yet. */
-	ret = klp_transition_init(patch, KLP_ENABLED);
-	if (ret) {
-		klp_trace_failure(patch->objs, NULL, ret);
-		goto rollback;
-	}
-
 	/* Every loaded object at once: one ftrace update. */
 	ret = klp_enable_objects(patch, NULL, KLP_CAUSE_ENABLE);
-	if (ret) {
-		klp_transition_abort();
+	if (ret)
 		goto rollback;
-	}
 
 	patch->state = KLP_ENABLED;
 	patch->replaced_by[0] = '\0';
 	return 0;
 
 rollback:
-	/* Every object enabled so far goes back: nothing stays half-applied. */
+	/* No task switched: every object enabled so far goes back. */
+	klp_transition_abort();
 	klp_disable_patch_all(patch, KLP_CAUSE_ROLLBACK);
 	return ret;
 }
 
-/* Its pre_unpatch callbacks, then every task to the unpatched state. */
+/* Every task to the unpatched state, after the pre_unpatch callbacks. */
 static int klp_start_disable(struct klp_patch *patch)
 {
 	struct klp_object *obj;
+	int ret;
 
-	pr_notice("disabling patch '%s'\n", klp_patch_name(patch));
-
+	ret = klp_transition_init(patch, KLP_DISABLED);
+	if (ret)
+		return ret;
 	klp_for_each_object(patch, obj)
 		if (obj->state == KLP_ENABLED)
 			klp_pre_unpatch_callback(obj, KLP_CAUSE_DISABLE);
-	return klp_transition_init(patch, KLP_DISABLED);
+	return 0;
 }
 
 /* Its sysfs directory and its module's reference go, after klp_mutex. */

@@ -258,9 +258,9 @@ static void klp_revert_going_object(struct klp_patch *patch,
 {
 	int ret;
 
+	klp_pre_unpatch_callback(obj, KLP_CAUSE_MODULE_GOING);
 	pr_notice("reverting patch '%s' on unloading module '%s'\n",
 		  klp_patch_name(patch), mod->name);
-	klp_pre_unpatch_callback(obj, KLP_CAUSE_MODULE_GOING);
 	ret = klp_disable_object(obj, KLP_CAUSE_MODULE_GOING);
 	if (ret)
 		pr_err("patch '%s' stays applied to going module '%s'\n",

@@ -12,6 +12,7 @@
  * /sys/kernel/klp/<patch>/replaced_by   (the patch that replaced it, or "")
  * /sys/kernel/klp/<patch>/<object>
  * /sys/kernel/klp/<patch>/<object>/loaded
+ * /sys/kernel/klp/<patch>/<object>/patched   (upstream's, since 6.0)
  * /sys/kernel/klp/<patch>/<object>/<function>   (<function>,<sympos> for a
  *                                                symbol position above 1)
  * /sys/kernel/klp/<patch>/<object>/<function>/{id,patched,stack_pos,stack_depth}
@@ -49,30 +50,35 @@ static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
 	return ret ?: count;
 }
 
-static ssize_t enabled_show(struct kobject *kobj,
-			    struct kobj_attribute *attr, char *buf)
+/* A number about a patch, read under klp_mutex while it is registered. */
+static ssize_t klp_show_locked(struct kobject *kobj, char *buf,
+			       int (*value)(struct klp_patch *patch))
 {
 	struct klp_patch *patch = container_of(kobj, struct klp_patch, kobj);
 	ssize_t ret = -ENODEV;
 
 	mutex_lock(&klp_mutex);
 	if (klp_is_patch_registered(patch))
-		ret = sysfs_emit(buf, "%d\n", klp_transition_target(patch));
+		ret = sysfs_emit(buf, "%d\n", value(patch));
 	mutex_unlock(&klp_mutex);
 	return ret;
+}
+
+static ssize_t enabled_show(struct kobject *kobj,
+			    struct kobj_attribute *attr, char *buf)
+{
+	return klp_show_locked(kobj, buf, klp_transition_target);
+}
+
+static int klp_transition_of(struct klp_patch *patch)
+{
+	return klp_in_transition(patch);
 }
 
 static ssize_t transition_show(struct kobject *kobj,
 			       struct kobj_attribute *attr, char *buf)
 {
-	struct klp_patch *patch = container_of(kobj, struct klp_patch, kobj);
-	ssize_t ret = -ENODEV;
-
-	mutex_lock(&klp_mutex);
-	if (klp_is_patch_registered(patch))
-		ret = sysfs_emit(buf, "%d\n", klp_in_transition(patch));
-	mutex_unlock(&klp_mutex);
-	return ret;
+	return klp_show_locked(kobj, buf, klp_transition_of);
 }
 
 static ssize_t force_store(struct kobject *kobj, struct kobj_attribute *attr,
@@ -162,27 +168,54 @@ static const struct kobj_type klp_ktype_patch = {
 	.default_groups = klp_patch_groups,
 };
 
-static ssize_t loaded_show(struct kobject *kobj, struct kobj_attribute *attr,
-			   char *buf)
+/* A number about an object, read under klp_mutex while its patch is registered. */
+static ssize_t klp_obj_show(struct kobject *kobj, char *buf,
+			    int (*value)(struct klp_object *obj))
 {
 	struct klp_patch *patch = container_of(kobj->parent, struct klp_patch,
 					       kobj);
 	struct klp_object *obj;
-	int loaded = -1;
+	int val = -1;
 
 	mutex_lock(&klp_mutex);
 	if (klp_is_patch_registered(patch))
 		klp_for_each_object(patch, obj)
 			if (obj->kobj == kobj)
-				loaded = klp_is_object_loaded(obj);
+				val = value(obj);
 	mutex_unlock(&klp_mutex);
 
-	return loaded < 0 ? -ENODEV : sysfs_emit(buf, "%d\n", loaded);
+	return val < 0 ? -ENODEV : sysfs_emit(buf, "%d\n", val);
+}
+
+static int klp_obj_loaded(struct klp_object *obj)
+{
+	return klp_is_object_loaded(obj);
+}
+
+static ssize_t loaded_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
+{
+	return klp_obj_show(kobj, buf, klp_obj_loaded);
+}
+
+/* upstream's (6.0): 1 while the object's funcs are on their stacks */
+static int klp_obj_patched(struct klp_object *obj)
+{
+	return obj->state == KLP_ENABLED;
+}
+
+static ssize_t obj_patched_show(struct kobject *kobj,
+				struct kobj_attribute *attr, char *buf)
+{
+	return klp_obj_show(kobj, buf, klp_obj_patched);
 }
 
 static struct kobj_attribute loaded_kobj_attr = __ATTR_RO(loaded);
+static struct kobj_attribute obj_patched_kobj_attr =
+	__ATTR(patched, 0444, obj_patched_show, NULL);
 static struct attribute *klp_object_attrs[] = {
 	&loaded_kobj_attr.attr,
+	&obj_patched_kobj_attr.attr,
 	NULL
 };
 ATTRIBUTE_GROUPS(klp_object);

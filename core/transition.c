@@ -460,6 +460,22 @@ static void klp_task_blocked(struct klp_transition *tr, struct task_struct *t,
 
 /* --- sweeps -------------------------------------------------------------- */
 
+/* Switch t, or keep it for a stopper if it runs, or say it is blocked. */
+static void klp_sweep_task(struct klp_transition *tr, struct task_struct *t,
+			   struct klp_check *c, unsigned int *nr_run)
+{
+	int ret;
+
+	tr->total++;
+	ret = klp_try_task(tr, t, c);
+	if (ret == KLP_BLOCK_RUNNING && *nr_run < nr_cpu_ids) {
+		get_task_struct(t);
+		tr->running[(*nr_run)++] = t;
+	} else if (ret) {
+		klp_task_blocked(tr, t, ret, c->func);
+	}
+}
+
 static void klp_sweep(struct klp_transition *tr)
 {
 	struct klp_check c = {
@@ -468,7 +484,7 @@ static void klp_sweep(struct klp_transition *tr)
 	unsigned int nr_run = 0, i;
 	struct task_struct *g, *t;
 	struct klp_stop stop;
-	int cpu, ret;
+	int cpu;
 
 	tr->sweep++;
 	tr->signal = time_after_eq(jiffies, tr->next_signal);
@@ -482,33 +498,19 @@ static void klp_sweep(struct klp_transition *tr)
 				    klp_patch_name(tr->patch));
 
 	read_lock(tr->k.tasklist_lock);
-	for_each_process_thread(g, t) {
-		tr->total++;
-		ret = klp_try_task(tr, t, &c);
-		if (ret == KLP_BLOCK_RUNNING && nr_run < nr_cpu_ids) {
-			get_task_struct(t);
-			tr->running[nr_run++] = t;
-		} else if (ret) {
-			klp_task_blocked(tr, t, ret, c.func);
-		}
-	}
+	for_each_process_thread(g, t)
+		klp_sweep_task(tr, t, &c, &nr_run);
 	read_unlock(tr->k.tasklist_lock);
 
 	for_each_possible_cpu(cpu) {
 		t = tr->k.idle_task(cpu);
-		tr->total++;
 		if (!cpu_online(cpu)) {
+			tr->total++;
 			/* parked: runs nothing of the patch */
 			klp_map_set(&tr->map, t, tr->target);
 			continue;
 		}
-		ret = klp_try_task(tr, t, &c);
-		if (ret == KLP_BLOCK_RUNNING && nr_run < nr_cpu_ids) {
-			get_task_struct(t);
-			tr->running[nr_run++] = t;
-		} else if (ret) {
-			klp_task_blocked(tr, t, ret, c.func);
-		}
+		klp_sweep_task(tr, t, &c, &nr_run);
 	}
 
 	/* Each one seen running: take its CPU from it, and look again. */
@@ -567,16 +569,22 @@ static void klp_transition_finish(struct klp_transition *tr, int action)
 {
 	struct klp_patch *patch = tr->patch;
 	int target = tr->target;
+	char name[MODULE_NAME_LEN];
+
+	/* the patch may be freed, after klp_mutex, once complete */
+	strscpy(name, klp_patch_name(patch), sizeof(name));
 
 	trace_klp_transition(klp_next_seq(), klp_patch_name(patch), target,
 			     action, tr->sweep, tr->pending, tr->total);
-	pr_notice("'%s': %s complete%s\n", klp_patch_name(patch),
+	pr_notice("'%s': completing %s transition%s\n", klp_patch_name(patch),
 		  target ? "patching" : "unpatching",
 		  action == KLP_TR_FORCED ? " (forced)" : "");
 	/* every task runs the target's code: the stacks can become it */
 	klp_transition_complete(patch, target);
 	klp_stacks_transition(NULL, false);
 	klp_transition_teardown(tr);
+	pr_notice("'%s': %s complete\n", name,
+		  target ? "patching" : "unpatching");
 }
 
 /* Sweep; complete, or try again in a second. */
@@ -651,6 +659,8 @@ int klp_transition_init(struct klp_patch *patch, int target)
 	tr->pending = tr->total;
 	rcu_assign_pointer(klp_task_map, &tr->map);
 	klp_stacks_transition(patch, tr->nops);
+	pr_notice("'%s': initializing %s transition\n", klp_patch_name(patch),
+		  target ? "patching" : "unpatching");
 	return 0;
 }
 
@@ -668,6 +678,9 @@ void klp_transition_abort(void)
 
 	if (!tr->patch)
 		return;
+	pr_notice("'%s': canceling %s transition, going to unpatch\n",
+		  klp_patch_name(tr->patch),
+		  tr->target ? "patching" : "unpatching");
 	klp_stacks_transition(NULL, false);
 	klp_transition_teardown(tr);
 }
@@ -710,9 +723,10 @@ static void klp_transition_reverse(struct klp_transition *tr)
 	WRITE_ONCE(tr->target, !tr->target);
 	/* no task_work still decides with the old target */
 	synchronize_rcu();
-	pr_notice("'%s': reversing transition to %s\n",
+	pr_notice("'%s': reversing transition from %s\n",
 		  klp_patch_name(tr->patch),
-		  tr->target ? "patched" : "unpatched");
+		  tr->target ? "unpatching to patching" :
+			       "patching to unpatching");
 	trace_klp_transition(klp_next_seq(), klp_patch_name(tr->patch),
 			     tr->target, KLP_TR_REVERSED, tr->sweep,
 			     tr->total - tr->pending, tr->total);

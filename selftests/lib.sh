@@ -137,14 +137,18 @@ klp_events_load() {
 	[ -d /sys/module/klp_events ] || insmod "$KLP_TOP/core/klp_events.ko" 2>/dev/null
 }
 
-# Load a module from the tree, quietly; returns insmod's status.
+# Load a module from the tree, quietly; returns insmod's status.  A patch
+# module's enable may leave its transition running: wait until it is over.
 klp_insmod() {
 	local m=$1
 	shift
 	local f
 	[ "$m" = klp ] && { klp_events_load || return; }
 	for f in "$KLP_TOP/core/$m.ko" "$KLP_TOP/core/samples/$m.ko" "$KLP_MODS/$m.ko"; do
-		[ -f "$f" ] && { insmod "$f" "$@" 2>/dev/null; return; }
+		[ -f "$f" ] || continue
+		insmod "$f" "$@" 2>/dev/null || return
+		[ -d "$KLP_SYSFS/${m//-/_}" ] && wait_transition "${m//-/_}"
+		return 0
 	done
 	echo "klp_insmod: no module $m" >&2
 	return 1
@@ -201,9 +205,15 @@ write_err() {
 	echo "${out##*: }"
 }
 
-# set_enabled PATCH 0|1: write, and succeed only if the write did
+# wait_transition PATCH: its transition is over (or the patch is gone)
+wait_transition() {
+	wait_until 60 eval "[ \"\$(cat $KLP_SYSFS/$1/transition 2>/dev/null || echo 0)\" = 0 ]"
+}
+
+# set_enabled PATCH 0|1: write, and succeed only if the write did; then
+# wait until every task switched (the transition it started is over)
 set_enabled() {
-	echo "$2" > "$KLP_SYSFS/$1/enabled" 2>/dev/null
+	echo "$2" > "$KLP_SYSFS/$1/enabled" 2>/dev/null && wait_transition "$1"
 }
 
 func_attr() {	# func_attr PATCH OBJECT FUNC ATTR

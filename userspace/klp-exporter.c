@@ -49,6 +49,9 @@ struct klp_exporter {
 	struct ex_http *http;
 	struct strbuf text;
 	bool said_textfile_error;
+	struct ex_self self;		/* the exporter's own metrics */
+	struct ex_file_id written;	/* the textfile it wrote last */
+	bool started;			/* the startup line said */
 };
 
 /* Process-wide by nature: what the signal handler sets. */
@@ -148,8 +151,9 @@ static int attach(struct klp_exporter *x)
 	x->attached = true;
 	x->lost_events_seen = 0;
 	x->lost_hits_seen = 0;
-	fprintf(stderr, "%s: attached to the klp core\n",
-		program_invocation_short_name);
+	if (x->started)		/* at start, the startup line says it */
+		fprintf(stderr, "%s: attached to the klp core\n",
+			program_invocation_short_name);
 	return 0;
 }
 
@@ -232,7 +236,7 @@ static bool take_losses(struct klp_exporter *x)
  * Bring the model and the totals up to now: the events, then the state
  * file if they left it unsure, then the counters.
  */
-static void update(struct klp_exporter *x)
+static void update_core(struct klp_exporter *x)
 {
 	int err;
 
@@ -262,6 +266,13 @@ static void update(struct klp_exporter *x)
 		x->totals.errors++;
 }
 
+/* ... and the builtin's transitions, core or not (after: a core gone frees them) */
+static void update(struct klp_exporter *x)
+{
+	update_core(x);
+	kt_tr_builtin_scan(&x->model.trs);
+}
+
 static void render(struct klp_exporter *x, enum ex_format fmt,
 		   struct strbuf *b)
 {
@@ -271,6 +282,7 @@ static void render(struct klp_exporter *x, enum ex_format fmt,
 		.totals = &x->totals,
 	};
 
+	ex_render_self(b, fmt, &x->self);
 	ex_render(b, fmt, &v);
 }
 
@@ -285,13 +297,36 @@ static void scrape(void *ctx, enum ex_format fmt, struct strbuf *b)
 
 /* --- the textfile --------------------------------------------------------- */
 
-/* The metrics, as node_exporter's textfile collector reads them. */
+/*
+ * The metrics, as node_exporter's textfile collector reads them: with
+ * the time of this write, kept if it succeeds.
+ */
 static int write_textfile(struct klp_exporter *x)
 {
+	unsigned long long last = x->self.written_ns;
+	struct timespec ts;
+	int err;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	x->self.written_ns = ts.tv_sec * KT_NSEC_PER_SEC + ts.tv_nsec;
 	x->text.len = 0;
 	scrape(x, EX_TEXT, &x->text);
-	return ex_textfile_write(x->opt.textfile, x->text.s ? x->text.s : "",
-				 x->text.len);
+	err = ex_textfile_write(x->opt.textfile, x->text.s ? x->text.s : "",
+				x->text.len, &x->written);
+	if (err)
+		x->self.written_ns = last;
+	return err;
+}
+
+/* On a clean stop: the textfile goes, if it is still the one written. */
+static void remove_textfile(struct klp_exporter *x)
+{
+	int err = ex_textfile_remove(x->opt.textfile, &x->written);
+
+	if (err)
+		fprintf(stderr, "%s: cannot remove %s: %s\n",
+			program_invocation_short_name, x->opt.textfile,
+			strerror(-err));
 }
 
 static void textfile_tick(struct klp_exporter *x)
@@ -308,6 +343,35 @@ static void textfile_tick(struct klp_exporter *x)
 			program_invocation_short_name, x->opt.textfile,
 			strerror(-err));
 	x->said_textfile_error = true;
+}
+
+/*
+ * One line at start, as node_exporter's: the version, where it serves,
+ * the textfile, and the live patching cores this host has.
+ */
+static void say_started(struct klp_exporter *x)
+{
+	bool klp = !access(KLP_SYSFS_ROOT, F_OK);
+	bool livepatch = !access(EX_LIVEPATCH_SYSFS, F_OK);
+	struct strbuf b = {};
+	const char *sep = ": ";
+
+	sb_puts(&b, ex_version());
+	if (x->http) {
+		sb_printf(&b, "%slistening on %s", sep, ex_http_where(x->http));
+		sep = "; ";
+	}
+	if (x->opt.textfile) {
+		sb_printf(&b, "%stextfile %s every %d s", sep, x->opt.textfile,
+			  x->opt.interval);
+		sep = "; ";
+	}
+	sb_printf(&b, "%scores found: %s%s%s%s\n", sep, klp ? "klp" : "",
+		  klp && livepatch ? ", " : "", livepatch ? "livepatch" : "",
+		  klp || livepatch ? "" : "none");
+	sb_write_all(STDERR_FILENO, b.s, b.len);
+	sb_free(&b);
+	x->started = true;
 }
 
 /* --- the loop --------------------------------------------------------------- */
@@ -366,6 +430,10 @@ int main(int argc, char **argv)
 	x = kt_realloc(NULL, 1, sizeof(*x));
 	memset(x, 0, sizeof(*x));
 	ex_options_parse(&x->opt, argc, argv);
+	x->self.version = x->opt.version;
+	x->self.revision = x->opt.revision;
+	x->self.textfile = x->opt.textfile;
+	x->self.interval = x->opt.interval;
 	x->libbpf_print = libbpf_set_print(NULL);
 	if (x->opt.verbose)
 		x->libbpf_print = kt_bpf_print_all;
@@ -383,7 +451,7 @@ int main(int argc, char **argv)
 	}
 	if (x->opt.once) {
 		scrape(x, x->opt.once_format, &x->text);
-		err = ex_write_all(STDOUT_FILENO, x->text.s ? x->text.s : "",
+		err = sb_write_all(STDOUT_FILENO, x->text.s ? x->text.s : "",
 				   x->text.len);
 		goto out;
 	}
@@ -406,7 +474,10 @@ int main(int argc, char **argv)
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	say_started(x);
 	err = run(x);
+	if (!err && x->opt.textfile)	/* a clean stop: SIGTERM, SIGINT */
+		remove_textfile(x);
 out:
 	ex_http_stop(x->http);
 	detach(x);

@@ -13,6 +13,9 @@
  *                           and the metrics text in both formats
  *   klp-exporter_http.c     the HTTP endpoint (libmicrohttpd): GET /metrics
  *   klp-exporter_textfile.c the textfile for node_exporter, replaced whole
+ *   klp-exporter_self.c     the exporter's own metrics: build, process
+ *                           (as client_golang names them), the textfile's
+ *                           last write
  *   klp-exporter_options.c  the command line, checked whole
  *   klp-exporter.c          the core coming and going, the loop
  */
@@ -22,10 +25,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 #include "klptop.h"
 #include "strbuf.h"
 
 #define EX_DEFAULT_LISTEN	"127.0.0.1:9873"
+/* The kernel's own livepatch core, reported at start when present. */
+#define EX_LIVEPATCH_SYSFS	"/sys/kernel/livepatch"
 
 /* The exposition formats: what Prometheus asks for, what files hold. */
 enum ex_format {
@@ -50,6 +56,7 @@ struct ex_options {
 	enum ex_format once_format;
 	bool verbose;
 	unsigned int given;		/* which options were */
+	const char *version, *revision;	/* what was built (build/version.h) */
 };
 
 void ex_options_parse(struct ex_options *o, int argc, char **argv);
@@ -96,6 +103,31 @@ size_t ex_winners_save(const struct kt_model *m, struct ex_winner **w);
 void ex_count_winner_changes(struct ex_totals *t, const struct kt_model *m,
 			     struct ex_winner *before, size_t nr);
 void ex_render(struct strbuf *b, enum ex_format fmt, const struct ex_view *v);
+void ex_header(struct strbuf *b, enum ex_format fmt, const char *name,
+	       const char *type, const char *help);
+void ex_put_labels(struct strbuf *b, ...);
+
+/* --- the exporter's own metrics (klp-exporter_self.c) --------------------- */
+
+struct ex_proc_stat {
+	unsigned long long utime, stime, starttime;	/* clock ticks */
+	unsigned long long vsize;			/* bytes */
+	unsigned long long rss;				/* pages */
+};
+
+/* The build, and the textfile, as the exporter's own metrics tell them. */
+struct ex_self {
+	const char *version;		/* KLP_VERSION (dkms.conf's) */
+	const char *revision;		/* the git revision built, or unknown */
+	const char *textfile;		/* NULL: none */
+	int interval;			/* seconds between writes */
+	unsigned long long written_ns;	/* CLOCK_REALTIME of the last; 0: none */
+};
+
+int ex_proc_stat_parse(const char *text, struct ex_proc_stat *st);
+void ex_render_self(struct strbuf *b, enum ex_format fmt,
+		    const struct ex_self *s);
+const char *ex_version(void);
 void ex_totals_free(struct ex_totals *t);
 
 /* --- the HTTP endpoint (klp-exporter_http.c) ----------------------------- */
@@ -107,6 +139,7 @@ typedef void (*ex_scrape_fn)(void *ctx, enum ex_format fmt, struct strbuf *b);
 
 struct ex_http *ex_http_start(const struct ex_listen *l, ex_scrape_fn scrape,
 			      void *ctx);
+const char *ex_http_where(const struct ex_http *h);
 int ex_http_fd(const struct ex_http *h);
 int ex_http_timeout_ms(const struct ex_http *h, int max_ms);
 void ex_http_run(struct ex_http *h);
@@ -114,7 +147,14 @@ void ex_http_stop(struct ex_http *h);
 
 /* --- the textfile (klp-exporter_textfile.c) ------------------------------- */
 
-int ex_write_all(int fd, const char *s, size_t len);
-int ex_textfile_write(const char *path, const char *s, size_t len);
+/* A file as the exporter wrote it: the one it may remove. */
+struct ex_file_id {
+	dev_t dev;
+	ino_t ino;			/* 0: none written */
+};
+
+int ex_textfile_write(const char *path, const char *s, size_t len,
+		      struct ex_file_id *id);
+int ex_textfile_remove(const char *path, const struct ex_file_id *id);
 
 #endif /* _KLP_EXPORTER_H */

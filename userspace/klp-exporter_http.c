@@ -74,6 +74,7 @@ struct ex_http {
 	struct ex_conn conns;		/* the list's head */
 	unsigned int open;		/* on the list and not closing */
 	int next_due_ms;		/* of the next request deadline, or -1 */
+	char where[INET6_ADDRSTRLEN + 128];	/* for the startup line */
 };
 
 static unsigned long long now_ns(void)
@@ -373,7 +374,7 @@ static int listen_on(const struct ex_listen *l)
  * @scrape: fills a scrape's body
  * @ctx:    its first argument
  *
- * Says on stderr where it listens, with the port it got.
+ * ex_http_where() then says where it listens, with the port it got.
  *
  * Return: the endpoint, or NULL after saying why.
  */
@@ -412,11 +413,16 @@ struct ex_http *ex_http_start(const struct ex_listen *l, ex_scrape_fn scrape,
 		return NULL;
 	}
 	sock_name(fd, name, sizeof(name));
-	fprintf(stderr, "%s: listening on http://%s/metrics%s\n",
-		program_invocation_short_name, name,
-		l->dual ? (name[0] == '[' ? " (every address, IPv4 and IPv6)" :
-			   " (every address: IPv4 only, this host has no IPv6)") : "");
+	snprintf(h->where, sizeof(h->where), "http://%s/metrics%s", name,
+		 l->dual ? (name[0] == '[' ? " (every address, IPv4 and IPv6)" :
+			    " (every address: IPv4 only, this host has no IPv6)") : "");
 	return h;
+}
+
+/* Where it listens: "http://ADDRESS:PORT/metrics", and what that covers. */
+const char *ex_http_where(const struct ex_http *h)
+{
+	return h->where;
 }
 
 /* Readable when a connection or a request waits: then ex_http_run(). */

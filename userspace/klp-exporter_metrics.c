@@ -19,6 +19,9 @@
 #include <string.h>
 #include "klp-exporter.h"
 
+#define EX_BLOCKED_TASKS	10	/* tasks named per transition */
+#define EX_BLOCKED_TASKS_S	"10"
+
 struct ex_count {
 	char *labels;
 	unsigned long long value;
@@ -53,10 +56,10 @@ static void put_value(struct strbuf *b, const char *v)
 }
 
 /*
- * labels(b, "object", o, "function", f, NULL): the label set, rendered,
- * appended to b (no braces)
+ * ex_put_labels(b, "object", o, "function", f, NULL): the label set,
+ * rendered, appended to b (no braces)
  */
-static void put_labels(struct strbuf *b, ...)
+void ex_put_labels(struct strbuf *b, ...)
 {
 	const char *name;
 	bool first = true;
@@ -120,7 +123,7 @@ static void winner_changed(struct ex_totals *t, const char *object,
 {
 	struct strbuf key = {};
 
-	put_labels(&key, "object", object, "function", name, NULL);
+	ex_put_labels(&key, "object", object, "function", name, NULL);
 	family_add(&t->winner_changes, &key, 1);
 }
 
@@ -144,11 +147,11 @@ void ex_count_event(struct ex_totals *t, const struct kt_model *m,
 
 	if (!strcmp(kt_event_name(e->type), "unknown"))
 		return;
-	put_labels(&key, "patch", e->patch, "event", kt_event_name(e->type),
+	ex_put_labels(&key, "patch", e->patch, "event", kt_event_name(e->type),
 		   NULL);
 	family_add(&t->transitions, &key, 1);
 	if (e->type == KLP_EV_PATCH_ENABLE && e->ret) {
-		put_labels(&key, "patch", e->patch, NULL);
+		ex_put_labels(&key, "patch", e->patch, NULL);
 		family_add(&t->enable_failures, &key, 1);
 	}
 	if ((e->type != KLP_EV_FUNC_PUSH && e->type != KLP_EV_FUNC_POP) ||
@@ -249,7 +252,7 @@ void ex_count_redirects(struct ex_totals *t, struct kt_model *m,
 				c->value += f->hits_interval;
 				continue;
 			}
-			put_labels(&key, "object", fn->object, "function",
+			ex_put_labels(&key, "object", fn->object, "function",
 				   fn->name, "patch", f->patch->name, NULL);
 			f->priv = family_add(&t->redirects, &key,
 					     f->hits_interval);
@@ -280,9 +283,17 @@ static void walk_count(const void *node, VISIT which, void *closure)
 	put_value_line(w->b, c->value);
 }
 
-/* HELP and TYPE; a counter's family has no _total in OpenMetrics. */
-static void header(struct strbuf *b, enum ex_format fmt, const char *name,
-		   const char *type, const char *help)
+/**
+ * ex_header() - a metric family's HELP and TYPE lines
+ * @b:    appended to
+ * @fmt:  the format: in OpenMetrics a counter's family has no _total,
+ *        an info's no _info; the text format has no info type (gauge)
+ * @name: the samples' name
+ * @type: counter, gauge or info
+ * @help: the HELP text
+ */
+void ex_header(struct strbuf *b, enum ex_format fmt, const char *name,
+	       const char *type, const char *help)
 {
 	bool counter = !strcmp(type, "counter");
 	bool info = !strcmp(type, "info");
@@ -303,7 +314,7 @@ static void family(struct strbuf *b, enum ex_format fmt, const char *name,
 {
 	struct family_walk w = { .b = b, .name = name };
 
-	header(b, fmt, name, "counter", help);
+	ex_header(b, fmt, name, "counter", help);
 	twalk_r(f->root, walk_count, &w);
 }
 
@@ -311,7 +322,7 @@ static void scalar(struct strbuf *b, enum ex_format fmt, const char *name,
 		   const char *type, const char *help,
 		   unsigned long long value)
 {
-	header(b, fmt, name, type, help);
+	ex_header(b, fmt, name, type, help);
 	sb_printf(b, "%s %llu\n", name, value);
 }
 
@@ -320,26 +331,26 @@ static void render_model(struct strbuf *b, enum ex_format fmt,
 {
 	size_t i, j;
 
-	header(b, fmt, "klp_patch_info", "info",
+	ex_header(b, fmt, "klp_patch_info", "info",
 	       "A registered patch: its module's srcversion and the CVEs it fixes");
 	for (i = 0; i < m->nr_patches; i++) {
 		const struct kt_patch *p = m->patches[i];
 
 		sb_puts(b, "klp_patch_info{");
-		put_labels(b, "patch", p->name, "srcversion", p->srcversion,
+		ex_put_labels(b, "patch", p->name, "srcversion", p->srcversion,
 			   "cve", p->cve, NULL);
 		sb_puts(b, "}");
 		put_value_line(b, 1);
 	}
-	header(b, fmt, "klp_patch_enabled", "gauge",
+	ex_header(b, fmt, "klp_patch_enabled", "gauge",
 	       "1 if the patch is enabled, 0 if not");
 	for (i = 0; i < m->nr_patches; i++) {
 		sb_puts(b, "klp_patch_enabled{");
-		put_labels(b, "patch", m->patches[i]->name, NULL);
+		ex_put_labels(b, "patch", m->patches[i]->name, NULL);
 		sb_puts(b, "}");
 		put_value_line(b, m->patches[i]->enabled);
 	}
-	header(b, fmt, "klp_patch_enabled_timestamp_seconds", "gauge",
+	ex_header(b, fmt, "klp_patch_enabled_timestamp_seconds", "gauge",
 	       "When the enable in force happened, Unix time (enabled patches)");
 	for (i = 0; i < m->nr_patches; i++) {
 		const struct kt_patch *p = m->patches[i];
@@ -347,32 +358,145 @@ static void render_model(struct strbuf *b, enum ex_format fmt,
 		if (!p->enabled || !p->enabled_ns)
 			continue;
 		sb_puts(b, "klp_patch_enabled_timestamp_seconds{");
-		put_labels(b, "patch", p->name, NULL);
+		ex_put_labels(b, "patch", p->name, NULL);
 		sb_printf(b, "} %llu.%09llu\n", p->enabled_ns / KT_NSEC_PER_SEC,
 			      p->enabled_ns % KT_NSEC_PER_SEC);
 	}
-	header(b, fmt, "klp_func_winner", "gauge",
+	ex_header(b, fmt, "klp_func_winner", "gauge",
 	       "For each func on its function's func_stack: 1 if it wins (top), 0 if below");
 	for (i = 0; i < m->nr_fns; i++) {
 		const struct kt_fn *fn = m->fns[i];
 
 		for (j = 0; j < fn->depth; j++) {
 			sb_puts(b, "klp_func_winner{");
-			put_labels(b, "object", fn->object, "function", fn->name,
+			ex_put_labels(b, "object", fn->object, "function", fn->name,
 				   "patch", fn->stack[j]->patch->name, NULL);
 			sb_puts(b, "}");
 			put_value_line(b, j == 0);
 		}
 	}
-	header(b, fmt, "klp_func_stack_depth", "gauge",
+	ex_header(b, fmt, "klp_func_stack_depth", "gauge",
 	       "Funcs on the function's func_stack (0: the original runs)");
 	for (i = 0; i < m->nr_fns; i++) {
 		sb_puts(b, "klp_func_stack_depth{");
-		put_labels(b, "object", m->fns[i]->object, "function",
+		ex_put_labels(b, "object", m->fns[i]->object, "function",
 			   m->fns[i]->name, NULL);
 		sb_puts(b, "}");
 		put_value_line(b, m->fns[i]->depth);
 	}
+}
+
+static bool in_transition(const struct kt_trset *s, const char *patch)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr; i++)
+		if (!strcmp(s->trs[i]->core, KT_CORE_KLP) &&
+		    !strcmp(s->trs[i]->patch, patch))
+			return true;
+	return false;
+}
+
+/* A gauge sample with labels core and patch (and reason, unless NULL). */
+static void tr_sample(struct strbuf *b, const char *name,
+		      const struct kt_tr *tr, const char *reason)
+{
+	sb_puts(b, name);
+	sb_puts(b, "{");
+	if (reason)
+		ex_put_labels(b, "core", tr->core, "patch", tr->patch, "reason",
+			   reason, NULL);
+	else
+		ex_put_labels(b, "core", tr->core, "patch", tr->patch, NULL);
+	sb_puts(b, "}");
+}
+
+/*
+ * The first EX_BLOCKED_TASKS tasks that hold each transition back, named:
+ * a few series while a transition runs, none once it ends.
+ */
+static void render_blocked_tasks(struct strbuf *b, enum ex_format fmt,
+				 const struct kt_trset *s)
+{
+	char pid[16];
+	size_t i, j;
+
+	ex_header(b, fmt, "klp_transition_blocked_task_info", "info",
+	       "A task the transition's last sweep could not switch (the first " EX_BLOCKED_TASKS_S " of each)");
+	for (i = 0; i < s->nr; i++) {
+		const struct kt_tr *tr = s->trs[i];
+
+		for (j = 0; j < tr->nr_tasks && j < EX_BLOCKED_TASKS; j++) {
+			const struct kt_task *t = &tr->tasks[j];
+
+			/* the idle tasks share pid 0: told apart by comm */
+			snprintf(pid, sizeof(pid), "%d", t->pid);
+			sb_puts(b, "klp_transition_blocked_task_info{");
+			ex_put_labels(b, "core", tr->core, "patch", tr->patch,
+				   "pid", pid, "comm", t->comm, "function",
+				   t->func, "reason",
+				   kt_block_reason_name(t->reason), NULL);
+			sb_puts(b, "}");
+			put_value_line(b, 1);
+		}
+	}
+}
+
+/*
+ * The transitions in progress, of both cores (transition.h): every klp
+ * patch has klp_transition_in_progress, 0 or 1; a builtin patch has it
+ * while its transition runs.
+ */
+static void render_transitions(struct strbuf *b, enum ex_format fmt,
+			       const struct kt_model *m, bool up)
+{
+	const struct kt_trset *s = &m->trs;
+	unsigned long long now = kt_tr_realtime_ns();
+	static const int reasons[] = { KLP_BLOCK_RUNNING, KLP_BLOCK_UNRELIABLE,
+				       KLP_BLOCK_ON_STACK, KT_BLOCK_UNKNOWN };
+	size_t i, j, r, n;
+
+	ex_header(b, fmt, "klp_transition_in_progress", "gauge",
+	       "1 while a transition of the patch runs (tasks left to switch), else 0");
+	for (i = 0; up && i < m->nr_patches; i++) {
+		sb_puts(b, "klp_transition_in_progress{");
+		ex_put_labels(b, "core", KT_CORE_KLP, "patch", m->patches[i]->name,
+			   NULL);
+		sb_puts(b, "}");
+		put_value_line(b, in_transition(s, m->patches[i]->name));
+	}
+	for (i = 0; i < s->nr; i++) {
+		if (up && !strcmp(s->trs[i]->core, KT_CORE_KLP) &&
+		    kt_patch_find((struct kt_model *)m, s->trs[i]->patch, false))
+			continue;	/* above */
+		tr_sample(b, "klp_transition_in_progress", s->trs[i], NULL);
+		put_value_line(b, 1);
+	}
+	ex_header(b, fmt, "klp_transition_seconds", "gauge",
+	       "How long the transition in progress has run (a builtin one: since first seen)");
+	for (i = 0; i < s->nr; i++) {
+		const struct kt_tr *tr = s->trs[i];
+		unsigned long long d = now > tr->started_ns && tr->started_ns ?
+				       now - tr->started_ns : 0;
+
+		tr_sample(b, "klp_transition_seconds", tr, NULL);
+		sb_printf(b, " %llu.%09llu\n", d / KT_NSEC_PER_SEC,
+			  d % KT_NSEC_PER_SEC);
+	}
+	ex_header(b, fmt, "klp_transition_blocked_tasks", "gauge",
+	       "Tasks the transition's last sweep could not switch, by reason");
+	for (i = 0; i < s->nr; i++) {
+		const struct kt_tr *tr = s->trs[i];
+
+		for (r = 0; r < ARRAY_SIZE(reasons); r++) {
+			for (j = n = 0; j < tr->nr_tasks; j++)
+				n += tr->tasks[j].reason == reasons[r];
+			tr_sample(b, "klp_transition_blocked_tasks", tr,
+				  kt_block_reason_name(reasons[r]));
+			put_value_line(b, n);
+		}
+	}
+	render_blocked_tasks(b, fmt, s);
 }
 
 /**
@@ -392,6 +516,7 @@ void ex_render(struct strbuf *b, enum ex_format fmt, const struct ex_view *v)
 	       "1 while the klp core is loaded and read, 0 when not", v->up);
 	if (v->up)
 		render_model(b, fmt, v->model);
+	render_transitions(b, fmt, v->model, v->up);
 	family(b, fmt, "klp_func_redirects_total",
 	       "Calls of the function redirected to the patch's func",
 	       &t->redirects);

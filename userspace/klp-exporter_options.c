@@ -17,8 +17,21 @@
 #include <string.h>
 #include <netinet/in.h>
 #include "klp-exporter.h"
+#include "version.h"
 
-const char *argp_program_version = "klp-exporter 0.1";
+/* "klp-exporter VERSION (revision REVISION)" */
+const char *ex_version(void)
+{
+	return "klp-exporter " KLP_VERSION " (revision " KLP_REVISION ")";
+}
+
+/* --version: ex_version() */
+static void print_version(FILE *f, struct argp_state *state)
+{
+	fprintf(f, "%s\n", ex_version());
+}
+
+void (*argp_program_version_hook)(FILE *, struct argp_state *) = print_version;
 static const char doc[] =
 "Serve the klp live patching core's state and counters as Prometheus\n"
 "metrics: over HTTP (GET /metrics), as a node_exporter textfile, or both.\n"
@@ -30,7 +43,9 @@ static const char doc[] =
 "The HTTP endpoint listens on " EX_DEFAULT_LISTEN " (loopback) unless -l says\n"
 "otherwise: IPv4 a.b.c.d:PORT, IPv6 [addr]:PORT, every address of both\n"
 "(dual-stack) :PORT or [::]:PORT; port 0 picks a free one.  It says where\n"
-"it listens on stderr.  Needs what klptop needs: root, or CAP_BPF,\n"
+"it listens, the textfile and the live patching cores found in one line\n"
+"on stderr at start.  On SIGTERM or SIGINT it removes the textfile it\n"
+"wrote (if it is still that file) and exits 0.  Needs what klptop needs: root, or CAP_BPF,\n"
 "CAP_PERFMON and read access to debugfs klp/state.\n"
 "\n"
 "EXAMPLES:\n"
@@ -283,6 +298,8 @@ void ex_options_parse(struct ex_options *o, int argc, char **argv)
 
 	memset(o, 0, sizeof(*o));
 	o->interval = 15;
+	o->version = KLP_VERSION;
+	o->revision = KLP_REVISION;
 	if (parse_listen(EX_DEFAULT_LISTEN, &o->listen, why, sizeof(why)))
 		abort();
 	if (argp_parse(&argp, argc, argv, 0, NULL, o))

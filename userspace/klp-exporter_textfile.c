@@ -13,6 +13,14 @@
  * name FILE itself, a symlink too, never what it points to: a reader sees
  * the old file or the new one, never a part, and nothing outside the
  * directory is ever written.
+ *
+ * On a clean stop the exporter removes the file it wrote, and only that:
+ * FILE is opened without following a symlink (O_NOFOLLOW) and removed
+ * only if it is still the file of the last write (same device and
+ * inode), so a file someone else put at FILE since stays.  In a sticky
+ * directory (node_exporter's, mode 1777 or root's) nobody else can
+ * rename or remove root's file, so FILE cannot change between that check
+ * and the unlink().
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,29 +32,6 @@
 #include "klp-exporter.h"
 
 #define EX_TEXTFILE_MODE	0644
-
-/**
- * ex_write_all() - write all of a buffer, through short writes and EINTR
- * @fd:  to
- * @s:   the bytes
- * @len: how many
- *
- * Return: 0, or -errno.
- */
-int ex_write_all(int fd, const char *s, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, s, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		s += n;
-		len -= n;
-	}
-	return 0;
-}
 
 /* ".FILE.XXXXXX" beside FILE, for mkstemp(); NULL if too long */
 static char *temp_template(const char *path)
@@ -69,11 +54,14 @@ static char *temp_template(const char *path)
  * @path: the file (its directory must exist)
  * @s:    the text
  * @len:  its length
+ * @id:   set to the file written (on success only)
  *
  * Return: 0, or -errno (nothing is left behind then).
  */
-int ex_textfile_write(const char *path, const char *s, size_t len)
+int ex_textfile_write(const char *path, const char *s, size_t len,
+		      struct ex_file_id *id)
 {
+	struct stat st;
 	char *tmp = temp_template(path);
 	int fd, err;
 
@@ -87,8 +75,10 @@ int ex_textfile_write(const char *path, const char *s, size_t len)
 	}
 	err = fchmod(fd, EX_TEXTFILE_MODE) ? -errno : 0;
 	if (!err)
-		err = ex_write_all(fd, s, len);
+		err = sb_write_all(fd, s, len);
 	if (!err && fsync(fd))
+		err = -errno;
+	if (!err && fstat(fd, &st))
 		err = -errno;
 	if (close(fd) && !err)
 		err = -errno;
@@ -97,5 +87,35 @@ int ex_textfile_write(const char *path, const char *s, size_t len)
 	if (err)
 		unlink(tmp);
 	free(tmp);
+	if (!err) {
+		id->dev = st.st_dev;
+		id->ino = st.st_ino;
+	}
+	return err;
+}
+
+/**
+ * ex_textfile_remove() - remove the textfile, if it is still ours
+ * @path: the file
+ * @id:   the file the last write made
+ *
+ * Return: 0 (removed, or nothing of ours to remove), or -errno.
+ */
+int ex_textfile_remove(const char *path, const struct ex_file_id *id)
+{
+	struct stat st;
+	int fd, err = 0;
+
+	if (!id->ino)
+		return 0;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ELOOP ? 0 : -errno;
+	if (fstat(fd, &st))
+		err = -errno;
+	else if (S_ISREG(st.st_mode) && st.st_dev == id->dev &&
+		 st.st_ino == id->ino && unlink(path))
+		err = -errno;
+	close(fd);
 	return err;
 }

@@ -20,19 +20,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "klptop.h"
 #include "strbuf.h"
-
-/* Terminal keys: on only for a foreground process on a terminal. */
-struct kt_keys {
-	bool on;
-	struct termios orig;
-};
 
 /* The whole of klptop's state, passed around. */
 struct klptop {
@@ -47,16 +40,12 @@ struct klptop {
 	struct kt_bpf bpf;
 	unsigned long long last_tick_ns;
 	unsigned long long lost_events_seen;
-	struct kt_keys keys;
+	struct kt_tty tty;
 	struct strbuf json_out;		/* --json: a line, reused */
 };
 
-/*
- * Process-wide by nature: what a signal handler sets, and the terminal
- * to give back at exit (also after kt_realloc()'s exit).
- */
+/* Process-wide by nature: what a signal handler sets. */
 static volatile sig_atomic_t exiting;
-static struct kt_keys *keys_at_exit;
 
 const char *argp_program_version = "klptop 0.1";
 const char argp_program_doc[] =
@@ -67,7 +56,9 @@ const char argp_program_doc[] =
 "              [--json] [--once] [-v] [interval] [count]\n"
 "\n"
 "SORT is rate (default), total, name or depth.  PATCH and FUNC are shell\n"
-"patterns.  On a terminal: q quits, s cycles the sort, p pauses.\n"
+"patterns.  On a terminal klptop fits the terminal and follows its size;\n"
+"keys: q quits, s cycles the sort, p pauses, / filters, arrows and\n"
+"PgUp/PgDn (or j, k) scroll, h or ? lists every key.\n"
 "\n"
 "EXAMPLES:\n"
 "    klptop                 # refresh every second until q or Ctrl-C\n"
@@ -139,6 +130,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'r':
 		k->view.rows = number_arg(state, "rows", arg, 1, 100000);
+		k->view.rows_given = true;
 		break;
 	case 's':
 		for (i = 0; i < KT_NR_SORTS; i++)
@@ -195,40 +187,6 @@ static unsigned long long now_ns(clockid_t clk)
 
 	clock_gettime(clk, &ts);
 	return ts.tv_sec * KT_NSEC_PER_SEC + ts.tv_nsec;
-}
-
-/* --- terminal keys -------------------------------------------------------- */
-
-static void keys_restore(void)
-{
-	if (keys_at_exit && keys_at_exit->on)
-		tcsetattr(STDIN_FILENO, TCSANOW, &keys_at_exit->orig);
-	if (keys_at_exit)
-		keys_at_exit->on = false;
-	keys_at_exit = NULL;	/* main() frees the state before exit */
-}
-
-/*
- * Keys only for a foreground process on a terminal: changing the
- * terminal from the background would stop us with SIGTTOU.
- */
-static void keys_setup(struct kt_keys *keys)
-{
-	struct termios tio;
-
-	if (!isatty(STDIN_FILENO) || tcgetpgrp(STDIN_FILENO) != getpgrp())
-		return;
-	if (tcgetattr(STDIN_FILENO, &keys->orig))
-		return;
-	tio = keys->orig;
-	tio.c_lflag &= ~(ICANON | ECHO);
-	tio.c_cc[VMIN] = 1;
-	tio.c_cc[VTIME] = 0;
-	if (tcsetattr(STDIN_FILENO, TCSANOW, &tio))
-		return;
-	keys->on = true;
-	keys_at_exit = keys;
-	atexit(keys_restore);
 }
 
 /* --- the BPF programs ------------------------------------------------------ */
@@ -289,6 +247,7 @@ static int refresh(struct klptop *k, unsigned long long tick, bool show)
 		if (err)
 			return err;
 	}
+	kt_tr_builtin_scan(&k->model.trs);	/* none: nothing to show */
 
 	err = kt_counters_update(&k->counters, &k->model);
 	if (err)
@@ -306,7 +265,7 @@ static int refresh(struct klptop *k, unsigned long long tick, bool show)
 	return 0;
 }
 
-/* Redraw after a key, with the last interval's numbers. */
+/* Redraw after a key or a resize, with the last interval's numbers. */
 static void redraw(struct klptop *k)
 {
 	struct kt_totals tot = { .tick_ns = k->last_tick_ns };
@@ -321,29 +280,13 @@ static void redraw(struct klptop *k)
 	print(k, &tot);
 }
 
-/* Returns true to quit. */
-static bool handle_key(struct klptop *k)
+/* A SIGWINCH: the terminal's new size, the screen drawn for it. */
+static void resized(struct klptop *k)
 {
-	char c;
-
-	if (read(STDIN_FILENO, &c, 1) != 1)
-		return false;
-	switch (c) {
-	case 'q':
-	case 'Q':
-		return true;
-	case 's':
-		k->view.sort = (k->view.sort + 1) % KT_NR_SORTS;
-		redraw(k);
-		break;
-	case 'p':
-		k->view.paused = !k->view.paused;
-		redraw(k);
-		break;
-	default:
-		break;
-	}
-	return false;
+	if (!kt_tty_resized() || !k->view.term_rows)
+		return;
+	kt_tty_size(&k->tty, &k->view.term_rows, &k->view.term_cols);
+	redraw(k);
 }
 
 static int run(struct klptop *k)
@@ -353,13 +296,16 @@ static int run(struct klptop *k)
 		{ .fd = kt_bpf_events_fd(&k->bpf), .events = POLLIN },
 		{ .fd = STDIN_FILENO, .events = POLLIN },
 	};
-	int err = 0, printed = 0, nfds = k->keys.on ? 2 : 1;
+	int err = 0, printed = 0, nfds = k->tty.keys ? 2 : 1;
+	enum kt_action act;
 
 	k->last_tick_ns = now_ns(CLOCK_MONOTONIC);
 	next = k->last_tick_ns + step;
 	while (!exiting) {
-		int timeout_ms, ret;
+		struct timespec timeout;
+		int ret;
 
+		resized(k);
 		now = now_ns(CLOCK_MONOTONIC);
 		if (now >= next) {
 			err = refresh(k, now, !k->view.paused);
@@ -372,11 +318,12 @@ static int run(struct klptop *k)
 				break;
 			continue;
 		}
-		timeout_ms = (next - now + 999999) / 1000000;
-		ret = poll(pfd, nfds, timeout_ms);
+		timeout.tv_sec = (next - now) / KT_NSEC_PER_SEC;
+		timeout.tv_nsec = (next - now) % KT_NSEC_PER_SEC;
+		ret = ppoll(pfd, nfds, &timeout, &k->tty.waitmask);
 		if (ret < 0) {
 			if (errno == EINTR)
-				continue;	/* a signal: exiting is set */
+				continue;	/* a signal: exiting or resized */
 			err = -errno;
 			fprintf(stderr, "klptop: poll: %s\n", strerror(errno));
 			break;
@@ -386,8 +333,13 @@ static int run(struct klptop *k)
 			if (err)
 				break;
 		}
-		if (nfds > 1 && (pfd[1].revents & POLLIN) && handle_key(k))
-			break;
+		if (nfds > 1 && (pfd[1].revents & POLLIN)) {
+			act = kt_view_input(&k->view, &k->tty, !k->json);
+			if (act == KT_ACT_QUIT)
+				break;
+			if (act == KT_ACT_REDRAW)
+				redraw(k);
+		}
 		if (nfds > 1 && (pfd[1].revents & (POLLHUP | POLLERR)))
 			nfds = 1;	/* terminal gone: no more keys */
 	}
@@ -415,6 +367,8 @@ int main(int argc, char **argv)
 		return err;
 	if (!isatty(STDOUT_FILENO))
 		k->view.noclear = true;
+	if (!k->view.noclear && !k->json)	/* a top, fitted to the terminal */
+		kt_tty_size(&k->tty, &k->view.term_rows, &k->view.term_cols);
 	if (k->verbose)
 		libbpf_set_print(kt_bpf_print_all);
 	if (kt_bpf_check_environment())
@@ -431,11 +385,11 @@ int main(int argc, char **argv)
 	if (!err) {
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
-		keys_setup(&k->keys);
+		kt_tty_setup(&k->tty, k->view.term_rows);
 		err = run(k);
 	}
 
-	keys_restore();
+	kt_tty_restore();
 	kt_bpf_detach(&k->bpf);
 	kt_counters_free(&k->counters);
 	kt_model_free(&k->model);

@@ -72,6 +72,31 @@ static void explain_bpf_error(const char *what, int err)
 			strerror(-err), err);
 }
 
+/*
+ * The consistency model's events, where the core has them: a core from
+ * before them has no such tracepoint (-ENOENT), and klptop works on
+ * without its transitions.
+ */
+static int print_none(enum libbpf_print_level level, const char *format,
+		      va_list args)
+{
+	return 0;
+}
+
+static int attach_optional(struct bpf_program *prog, struct bpf_link **link)
+{
+	libbpf_print_fn_t print = libbpf_set_print(print_none);
+	int err;
+
+	*link = bpf_program__attach(prog);
+	err = libbpf_get_error(*link);
+	libbpf_set_print(print);	/* its warning is no news to us */
+	if (!err)
+		return 0;
+	*link = NULL;
+	return err == -ENOENT ? 0 : err;
+}
+
 /**
  * kt_bpf_attach() - load and attach the programs, open the ring buffer
  * @b:        zeroed, or detached
@@ -100,6 +125,8 @@ int kt_bpf_attach(struct kt_bpf *b, kt_event_fn on_event, void *ctx)
 		return err;
 	}
 	b->skel->rodata->nr_cpus = b->ncpus;
+	bpf_program__set_autoattach(b->skel->progs.klptop_transition, false);
+	bpf_program__set_autoattach(b->skel->progs.klptop_task_blocked, false);
 	err = bpf_map__set_max_entries(b->skel->maps.hits,
 				       (__u32)b->ncpus * KLP_MAX_HIT_KEYS);
 	if (err) {
@@ -111,7 +138,11 @@ int kt_bpf_attach(struct kt_bpf *b, kt_event_fn on_event, void *ctx)
 		explain_bpf_error("load the BPF programs", err);
 		goto fail;
 	}
-	err = klptop_bpf__attach(b->skel);
+	err = klptop_bpf__attach(b->skel) ?:
+	      attach_optional(b->skel->progs.klptop_transition,
+			      &b->skel->links.klptop_transition) ?:
+	      attach_optional(b->skel->progs.klptop_task_blocked,
+			      &b->skel->links.klptop_task_blocked);
 	if (err) {
 		explain_bpf_error("attach to the klp tracepoints", err);
 		goto fail;

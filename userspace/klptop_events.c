@@ -17,7 +17,6 @@
 #include <string.h>
 #include "klptop.h"
 
-#define ARRAY_SIZE(x)	(sizeof(x) / sizeof((x)[0]))
 
 const char *kt_event_name(unsigned int type)
 {
@@ -32,6 +31,8 @@ const char *kt_event_name(unsigned int type)
 		[KLP_EV_ENABLE_FAILED] = "enable_failed",
 		[KLP_EV_CALLBACK] = "callback",
 		[KLP_EV_PATCH_REPLACED] = "replaced",
+		[KLP_EV_TRANSITION] = "transition",
+		[KLP_EV_TASK_BLOCKED] = "task_blocked",
 	};
 
 	return type < ARRAY_SIZE(names) && names[type] ?
@@ -224,6 +225,7 @@ void kt_event_terminate(struct klp_transition_event *e)
 	e->object[sizeof(e->object) - 1] = '\0';
 	e->winner[sizeof(e->winner) - 1] = '\0';
 	e->func[sizeof(e->func) - 1] = '\0';
+	e->comm[sizeof(e->comm) - 1] = '\0';
 }
 
 /**
@@ -283,6 +285,18 @@ void kt_event_apply(struct kt_model *m, struct kt_log *log,
 		log_add(log, &e, e.func, "patch %s failed on %s%s%s: %s (%d)",
 			e.patch, e.object, e.func[0] ? ":" : "", e.func,
 			strerror(-e.ret), e.ret);
+		break;
+	case KLP_EV_TRANSITION:
+		if (kt_tr_event(&m->trs, &e, fresh))
+			m->need_resync = true;
+		if (e.ret != KLP_TR_SWEEP)	/* the sweeps show in its line */
+			log_add(log, &e, "", "patch %s %s: transition %s, %u of %u tasks pending",
+				e.patch, e.depth ? "enabling" : "disabling",
+				kt_tr_action_name(e.ret), e.pending, e.total);
+		break;
+	case KLP_EV_TASK_BLOCKED:
+		if (kt_tr_event(&m->trs, &e, fresh))
+			m->need_resync = true;
 		break;
 	default:
 		break;

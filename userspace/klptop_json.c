@@ -221,7 +221,9 @@ void kt_print_json(const struct kt_view *v, const struct kt_model *m,
 		first = false;
 	}
 	log->shown = log->n;
-	sb_put(b, "]}\n", 3);
+	sb_put(b, "]", 1);
+	kt_tr_json(b, &m->trs, v->patch, tot->tick_ns + v->realtime_off_ns);
+	sb_put(b, "}\n", 2);
 	fwrite(b->s, 1, b->len, stdout);
 	fflush(stdout);
 }

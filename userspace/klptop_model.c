@@ -367,6 +367,7 @@ int kt_model_resync(struct kt_model *m)
 		}
 	}
 	m->snap_seq = snap.seq;
+	kt_tr_from_snapshot(&m->trs, &snap);
 	klp_snapshot_free(&snap);
 	model_sweep(m);
 	m->need_resync = false;
@@ -415,6 +416,7 @@ void kt_model_free(struct kt_model *m)
 	}
 	free(m->patches);
 	free(m->fns);
+	kt_tr_free(&m->trs);
 	m->patches = NULL;
 	m->fns = NULL;
 }

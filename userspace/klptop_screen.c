@@ -2,12 +2,16 @@
 /*
  * klptop_screen.c - where the winners and counts are shown
  *
- * Which rows and transitions to show (the -p/-f patterns, the sort; the
- * JSON writer asks the same) and the screen: a summary line, one row per
- * patched function (winner, stack below it, hits) and the transition log
- * as a footer.
+ * Which rows and transitions to show (the -p/-f patterns, the '/'
+ * search, the sort; the JSON writer asks the same) and the screen: a
+ * summary line, one row per patched function (winner, stack below it,
+ * hits) and the transition log as a footer.  The screen is built as a
+ * frame (klptop.h): each section adds its lines to a part; klptop_tty.c
+ * prints it, as it is without a terminal (-C, a pipe) or fitted to the
+ * terminal.
  */
 #include <fnmatch.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,14 +40,21 @@ static bool fn_matches(const struct kt_view *v, const struct kt_fn *fn)
 {
 	unsigned int i;
 
+	bool patch = !v->patch, search = !v->search[0];
+
 	if (v->func && fnmatch(v->func, fn->name, 0))
 		return false;
-	if (!v->patch)
-		return true;
-	for (i = 0; i < fn->nr_funcs; i++)
-		if (!fnmatch(v->patch, fn->funcs[i]->patch->name, 0))
-			return true;
-	return false;
+	if (!search && strstr(fn->name, v->search))
+		search = true;
+	for (i = 0; i < fn->nr_funcs && !(patch && search); i++) {
+		const char *name = fn->funcs[i]->patch->name;
+
+		if (!patch && !fnmatch(v->patch, name, 0))
+			patch = true;
+		if (!search && strstr(name, v->search))
+			search = true;
+	}
+	return patch && search;
 }
 
 bool kt_transition_matches(const struct kt_view *v,
@@ -53,7 +64,8 @@ bool kt_transition_matches(const struct kt_view *v,
 		return false;
 	if (v->func && t->func[0] && fnmatch(v->func, t->func, 0))
 		return false;
-	return true;
+	return !v->search[0] || strstr(t->patch, v->search) ||
+	       strstr(t->func, v->search);
 }
 
 static int cmp_u64_desc(unsigned long long a, unsigned long long b)
@@ -167,31 +179,75 @@ static void col_widths(struct kt_fn **rows, size_t n, int w[NR_COLS])
 	}
 }
 
-static void print_summary(const struct kt_view *v, const struct kt_model *m,
-			  const struct kt_totals *tot)
+/**
+ * kt_frame_add() - a line at the end of a part of the frame
+ * @f:    the frame
+ * @part: KT_HEAD, KT_TITLE, KT_BODY or KT_FOOT
+ * @fmt:  printf's, without the newline
+ */
+void kt_frame_add(struct kt_frame *f, enum kt_part part, const char *fmt, ...)
 {
-	unsigned int en, dis, fns;
-	char ts[16];
+	struct kt_lines *l = &f->part[part];
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	if (!s)
+		kt_realloc(NULL, (size_t)-1, 2);	/* says out of memory */
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 16;
+		l->line = kt_realloc(l->line, l->cap, sizeof(*l->line));
+	}
+	l->line[l->n++] = s;
+}
+
+void kt_frame_free(struct kt_frame *f)
+{
+	size_t i;
+	int p;
+
+	for (p = 0; p < KT_NR_PARTS; p++) {
+		for (i = 0; i < f->part[p].n; i++)
+			free(f->part[p].line[i]);
+		free(f->part[p].line);
+	}
+	memset(f, 0, sizeof(*f));
+}
+
+static void add_summary(const struct kt_view *v, const struct kt_model *m,
+			const struct kt_totals *tot, struct kt_frame *f)
+{
+	unsigned int en, dis, fns, rep;
+	char ts[16], replaced[32] = "", lost[64] = "";
 
 	kt_fmt_hms(v, tot->tick_ns, ts, sizeof(ts));
 	if (v->nosummary) {
-		printf("%s\n", ts);
+		kt_frame_add(f, KT_HEAD, "%s", ts);
 		return;
 	}
 	kt_model_count(m, &en, &dis, &fns);
-	printf("%s patches: %zu  enabled: %u  disabled: %u", ts,
-	       m->nr_patches, en, dis);
-	if (kt_model_replaced(m))
-		printf(" (replaced: %u)", kt_model_replaced(m));
-	printf("  functions: %u  hits/s: %.1f  sort: %s%s", fns, tot->rate,
-	       kt_sort_names[v->sort], v->paused ? "  [paused]" : "");
+	rep = kt_model_replaced(m);
+	if (rep)
+		snprintf(replaced, sizeof(replaced), " (replaced: %u)", rep);
 	if (tot->lost_hits || tot->lost_events)
-		printf("  LOST hits: %llu events: %llu", tot->lost_hits,
-		       tot->lost_events);
-	printf("\n");
+		snprintf(lost, sizeof(lost), "  LOST hits: %llu events: %llu",
+			 tot->lost_hits, tot->lost_events);
+	kt_frame_add(f, KT_HEAD,
+		     "%s patches: %zu  enabled: %u  disabled: %u%s  functions: %u  hits/s: %.1f  sort: %s%s%s",
+		     ts, m->nr_patches, en, dis, replaced, fns, tot->rate,
+		     kt_sort_names[v->sort], v->paused ? "  [paused]" : "",
+		     lost);
 }
 
-static void print_rows(const struct kt_view *v, const struct kt_model *m)
+/*
+ * Every selected row goes in the body on a terminal, which scrolls
+ * through them; without one, the first -r rows.
+ */
+static void add_rows(const struct kt_view *v, const struct kt_model *m,
+		     struct kt_frame *f)
 {
 	char cut[NR_COLS][KLP_FUNC_LEN + 2], below[512];
 	struct kt_fn **rows;
@@ -200,39 +256,41 @@ static void print_rows(const struct kt_view *v, const struct kt_model *m)
 
 	n = kt_select_rows(v, m, &rows);
 	col_widths(rows, n, w);
-	printf("%-*s %-*s %-*s %5s %-*s %10s %10s %12s\n",
-	       w[COL_OBJECT], "OBJECT", w[COL_FUNCTION], "FUNCTION",
-	       w[COL_WINNER], "WINNER", "DEPTH", w[COL_BELOW], "STACK BELOW",
-	       "HITS", "HITS/s", "TOTAL");
-	for (r = 0; r < n && (int)r < v->rows; r++) {
+	kt_frame_add(f, KT_TITLE, "%-*s %-*s %-*s %5s %-*s %10s %10s %12s",
+		     w[COL_OBJECT], "OBJECT", w[COL_FUNCTION], "FUNCTION",
+		     w[COL_WINNER], "WINNER", "DEPTH", w[COL_BELOW], "STACK BELOW",
+		     "HITS", "HITS/s", "TOTAL");
+	for (r = 0; r < n && (v->term_rows || (int)r < v->rows); r++) {
 		struct kt_fn *fn = rows[r];
 
 		stack_below(fn, below, sizeof(below));
-		printf("%-*s %-*s %-*s %5u %-*s %10llu %10.1f %12llu\n",
-		       w[COL_OBJECT], fit(fn->object, w[COL_OBJECT],
-					  cut[COL_OBJECT], sizeof(cut[0])),
-		       w[COL_FUNCTION], fit(fn->name, w[COL_FUNCTION],
-					    cut[COL_FUNCTION], sizeof(cut[0])),
-		       w[COL_WINNER], fit(winner_name(fn), w[COL_WINNER],
-					  cut[COL_WINNER], sizeof(cut[0])),
-		       fn->depth,
-		       w[COL_BELOW], fit(below, w[COL_BELOW], cut[COL_BELOW],
-					 sizeof(cut[0])),
-		       fn->hits_interval, fn->rate, fn->hits_total);
+		kt_frame_add(f, KT_BODY,
+			     "%-*s %-*s %-*s %5u %-*s %10llu %10.1f %12llu",
+			     w[COL_OBJECT], fit(fn->object, w[COL_OBJECT],
+						cut[COL_OBJECT], sizeof(cut[0])),
+			     w[COL_FUNCTION], fit(fn->name, w[COL_FUNCTION],
+						  cut[COL_FUNCTION], sizeof(cut[0])),
+			     w[COL_WINNER], fit(winner_name(fn), w[COL_WINNER],
+						cut[COL_WINNER], sizeof(cut[0])),
+			     fn->depth,
+			     w[COL_BELOW], fit(below, w[COL_BELOW], cut[COL_BELOW],
+					       sizeof(cut[0])),
+			     fn->hits_interval, fn->rate, fn->hits_total);
 	}
 	free(rows);
-	printf("\n");
 }
 
 /*
  * A cleared screen shows the latest transitions; a scrolling one (-C, or
  * not a tty) only the new ones, so nothing repeats.
  */
-static void print_footer(const struct kt_view *v, struct kt_log *log)
+static void add_footer(const struct kt_view *v, struct kt_log *log,
+		       struct kt_frame *f)
 {
 	unsigned long long i, first, lo, shown;
 	char ts[16];
 
+	kt_frame_add(f, KT_FOOT, "%s", "");
 	lo = log->n > KT_LOG_LEN ? log->n - KT_LOG_LEN : 0;
 	if (v->noclear) {
 		first = log->shown > lo ? log->shown : lo;
@@ -248,27 +306,32 @@ static void print_footer(const struct kt_view *v, struct kt_log *log)
 		if (!kt_transition_matches(v, t))
 			continue;
 		kt_fmt_hms(v, t->ts_ns, ts, sizeof(ts));
-		printf("%s %s\n", ts, t->text);
+		kt_frame_add(f, KT_FOOT, "%s %s", ts, t->text);
 	}
 	if (first < log->n && v->noclear)
-		printf("\n");
+		kt_frame_add(f, KT_FOOT, "%s", "");
 	log->shown = log->n;
 }
 
 /**
- * kt_print_screen() - one screen: summary, rows, transitions
+ * kt_build_screen() - one screen as a frame: summary, rows, transitions
  * @v:   the view
  * @m:   the model, counted for this interval
- * @log: the transitions; the ones printed are marked shown
+ * @log: the transitions; the ones added are marked shown
  * @tot: the interval's totals
+ * @f:   an empty frame, filled
+ *
+ * A new section is one more add_*() here, adding to the part it belongs
+ * to: the terminal keeps the head and title, scrolls the body, and
+ * shortens the foot when the rows need the room.
  */
-void kt_print_screen(const struct kt_view *v, const struct kt_model *m,
-		     struct kt_log *log, const struct kt_totals *tot)
+void kt_build_screen(const struct kt_view *v, const struct kt_model *m,
+		     struct kt_log *log, const struct kt_totals *tot,
+		     struct kt_frame *f)
 {
-	if (!v->noclear)
-		printf("\033[H\033[2J");
-	print_summary(v, m, tot);
-	print_rows(v, m);
-	print_footer(v, log);
-	fflush(stdout);
+	add_summary(v, m, tot, f);
+	kt_tr_add_lines(&m->trs, v->patch, tot->tick_ns + v->realtime_off_ns,
+			10, f);
+	add_rows(v, m, f);
+	add_footer(v, log, f);
 }

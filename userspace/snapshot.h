@@ -43,8 +43,31 @@ struct klp_snap_func {
 	size_t line;			/* of its "func" line */
 };
 
+/* A task the transition's last sweep could not switch ("blocked" line). */
+struct klp_snap_task {
+	int pid;
+	int reason;			/* enum klp_block_reason */
+	char *func;			/* NULL for none ("-") */
+	char *comm;			/* may hold spaces */
+	size_t line;
+};
+
+/* The transition in progress ("transition" line), at most one. */
+struct klp_snap_transition {
+	char *patch;			/* one of the patches listed */
+	int target;			/* 1 enabling, 0 disabling */
+	unsigned int sweep;
+	unsigned int pending;		/* <= total */
+	unsigned int total;
+	unsigned long long started_ns;	/* CLOCK_REALTIME */
+	struct klp_snap_task *blocked;
+	size_t nr_blocked;
+	size_t line;
+};
+
 struct klp_snapshot {
 	unsigned long long seq;		/* last transition event it contains */
+	struct klp_snap_transition *transition;	/* NULL when none runs */
 	struct klp_snap_patch *patches;
 	size_t nr_patches;
 	struct klp_snap_func *funcs;
@@ -57,7 +80,9 @@ struct klp_snapshot {
  * Read path (NULL: KLP_STATE_PATH).  Returns 0, -ENOENT when there is no
  * such file (the core is not loaded, or debugfs not mounted), -EPROTO
  * when it does not parse, holds a name too long or a patch, func or
- * func id twice, or its stacks do not add up (bad_line says where, 0 for
+ * func id twice, a second transition, a blocked task before the
+ * transition or twice (by pid; the idle tasks share pid 0, by comm), a transition
+ * of a patch not listed, or its stacks do not add up (bad_line says where, 0 for
  * the stacks; bad_why what, when it can), or another -errno.  On an error
  * snap holds nothing else.
  */

@@ -221,6 +221,98 @@ static int add_func(struct parser *p, char **field)
 	return 0;
 }
 
+static int parse_uint(const char *s, unsigned int *val)
+{
+	unsigned long long v;
+
+	if (parse_ull(s, &v) || v > ~0U)
+		return -EPROTO;
+	*val = v;
+	return 0;
+}
+
+/* transition <patch> <target 0|1> <sweep> <pending> <total> <started_ns> */
+static int add_transition(struct parser *p, char **field)
+{
+	struct klp_snap_transition *t;
+
+	if (p->snap->transition)
+		return refuse(p, p->lineno, "a second transition (first at line %zu)",
+			      p->snap->transition->line);
+	if (check_len(p, field[1], KLP_NAME_LEN - 1, "a patch name"))
+		return -EPROTO;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	p->snap->transition = t;
+	t->line = p->lineno;
+	if (parse_int(field[2], &t->target) || t->target > 1 ||
+	    parse_uint(field[3], &t->sweep) || parse_uint(field[4], &t->pending) ||
+	    parse_uint(field[5], &t->total) || parse_ull(field[6], &t->started_ns))
+		return -EPROTO;
+	if (t->pending > t->total)
+		return refuse(p, p->lineno, "%u tasks pending of %u", t->pending,
+			      t->total);
+	t->patch = strdup(field[1]);
+	return t->patch ? 0 : -ENOMEM;
+}
+
+/* The next word of *s up to a space, which is cut; NULL if none. */
+static char *next_word(char **s)
+{
+	char *w = *s, *sp = strchr(w, ' ');
+
+	if (!sp || sp == w)
+		return NULL;
+	*sp = '\0';
+	*s = sp + 1;
+	return w;
+}
+
+/* blocked <pid> <reason> <func or -> <comm, the rest of the line> */
+static int add_blocked(struct parser *p, char *rest)
+{
+	struct klp_snap_transition *t = p->snap->transition;
+	struct klp_snap_task k = { .line = p->lineno }, *n;
+	char *pid, *reason, *func;
+	size_t i, len = strlen(rest);
+
+	if (!t)
+		return refuse(p, p->lineno, "a blocked task outside a transition");
+	if (len && rest[len - 1] == '\n')
+		rest[--len] = '\0';
+	pid = next_word(&rest);
+	reason = pid ? next_word(&rest) : NULL;
+	func = reason ? next_word(&rest) : NULL;
+	if (!func || parse_int(pid, &k.pid) || parse_int(reason, &k.reason) ||
+	    k.reason < KLP_BLOCK_RUNNING || k.reason > KLP_BLOCK_ON_STACK)
+		return -EPROTO;
+	if (k.reason == KLP_BLOCK_ON_STACK && !strcmp(func, "-"))
+		return refuse(p, p->lineno, "a function on the stack, but none named");
+	if (check_len(p, func, KLP_FUNC_MAX_LEN, "a function name") ||
+	    check_len(p, rest, KLP_COMM_LEN - 1, "a comm"))
+		return -EPROTO;
+	/* the idle tasks share pid 0: told apart by comm (swapper/N) */
+	for (i = 0; i < t->nr_blocked; i++)
+		if (t->blocked[i].pid == k.pid &&
+		    (k.pid || !strcmp(t->blocked[i].comm, rest)))
+			return refuse(p, p->lineno, "task %d %s again (first at line %zu)",
+				      k.pid, rest, t->blocked[i].line);
+	n = realloc(t->blocked, (t->nr_blocked + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	t->blocked = n;
+	if (dup_field(func, &k.func))
+		return -ENOMEM;
+	k.comm = strdup(rest);
+	if (!k.comm) {
+		free(k.func);
+		return -ENOMEM;
+	}
+	t->blocked[t->nr_blocked++] = k;
+	return 0;
+}
+
 /* One line; the first must be "seq". */
 static int parse_line(struct parser *p, char *line, size_t lineno)
 {
@@ -228,6 +320,9 @@ static int parse_line(struct parser *p, char *line, size_t lineno)
 	unsigned long long seq;
 	int n;
 
+	/* its comm may hold spaces: not split */
+	if (lineno > 1 && !strncmp(line, "blocked ", 8))
+		return add_blocked(p, line + 8);
 	n = split(line, field);
 	if (n < 0)
 		return -EPROTO;
@@ -250,6 +345,10 @@ static int parse_line(struct parser *p, char *line, size_t lineno)
 		return n == 4 ? add_object(p, field) : -EPROTO;
 	if (!strcmp(field[0], "func"))
 		return n == 9 ? add_func(p, field) : -EPROTO;
+	if (!strcmp(field[0], "transition"))
+		return n == 7 ? add_transition(p, field) : -EPROTO;
+	if (!strcmp(field[0], "blocked"))
+		return -EPROTO;		/* "blocked" alone, no fields */
 	return 0;	/* "stack", or a kind newer than us */
 }
 
@@ -377,6 +476,21 @@ static int check_stacks(const struct klp_snapshot *snap)
 	return 0;
 }
 
+/* 0 when the transition, if any, is of a patch listed, else -EPROTO */
+static int check_transition(struct parser *p)
+{
+	const struct klp_snap_transition *t = p->snap->transition;
+	size_t i;
+
+	if (!t)
+		return 0;
+	for (i = 0; i < p->snap->nr_patches; i++)
+		if (!strcmp(p->snap->patches[i].name, t->patch))
+			return 0;
+	return refuse(p, t->line, "a transition of patch %s, not listed",
+		      t->patch);
+}
+
 int klp_snapshot_parse(struct klp_snapshot *snap, FILE *in)
 {
 	struct parser p = { .snap = snap };
@@ -401,6 +515,8 @@ int klp_snapshot_parse(struct klp_snapshot *snap, FILE *in)
 	free(p.object);
 	if (!err)
 		err = check_twice(&p);
+	if (!err)
+		err = check_transition(&p);
 	if (!err) {
 		if (snap->nr_funcs)
 			qsort(snap->funcs, snap->nr_funcs,
@@ -432,10 +548,26 @@ int klp_snapshot_read(struct klp_snapshot *snap, const char *path)
 	return err;
 }
 
+static void free_transition(struct klp_snap_transition *t)
+{
+	size_t i;
+
+	if (!t)
+		return;
+	for (i = 0; i < t->nr_blocked; i++) {
+		free(t->blocked[i].func);
+		free(t->blocked[i].comm);
+	}
+	free(t->blocked);
+	free(t->patch);
+	free(t);
+}
+
 void klp_snapshot_free(struct klp_snapshot *snap)
 {
 	size_t i;
 
+	free_transition(snap->transition);
 	for (i = 0; i < snap->nr_funcs; i++) {
 		free(snap->funcs[i].object);
 		free(snap->funcs[i].func);

@@ -40,5 +40,6 @@ void sb_put_fixed1(struct strbuf *b, double v);
 void sb_printf(struct strbuf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void sb_free(struct strbuf *b);
+int sb_write_all(int fd, const char *s, size_t len);
 
 #endif /* _KLP_STRBUF_H */

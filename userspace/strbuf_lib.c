@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "strbuf.h"
 
 /**
@@ -143,4 +144,27 @@ void sb_free(struct strbuf *b)
 {
 	free(b->s);
 	memset(b, 0, sizeof(*b));
+}
+
+/**
+ * sb_write_all() - write all of a buffer, through short writes and EINTR
+ * @fd:  to
+ * @s:   the bytes
+ * @len: how many
+ *
+ * Return: 0, or -errno.
+ */
+int sb_write_all(int fd, const char *s, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, s, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		s += n;
+		len -= n;
+	}
+	return 0;
 }

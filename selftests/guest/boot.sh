@@ -112,11 +112,17 @@ if [ "$accel" = kvm ]; then cpu=host; else cpu=max; fi
 # single-threaded TCG keeps one host core busy: with KLP_GUEST_WEIGHT=1
 # (selftests/run.sh sets it for those) it takes either of two slots, so
 # two of them share the machine; any other guest takes both.
+# Guests waiting for slots queue on $lock.q, blocking, so each gets its
+# turn: one that polled for either slot would starve behind guests that
+# block on both.  The head of the queue takes its slots, then lets the
+# next one in.
 lock=${KLP_GUEST_LOCK:-/tmp/klp-guest.lock}
+exec 7> "$lock.q"
+flock 7
 if [ "${KLP_GUEST_WEIGHT:-2}" = 1 ]; then
 	until { exec 9> "$lock" && flock -n 9; } || { exec 9> "$lock.1" && flock -n 9; }; do
 		exec 9>&-
-		sleep 1
+		sleep 0.2
 	done
 else
 	exec 9> "$lock"
@@ -124,6 +130,7 @@ else
 	exec 8> "$lock.1"
 	flock 8
 fi
+exec 7>&-
 
 cmdline="console=ttyS0 loglevel=3 panic=-1 rdinit=/init ${KLP_BOOT_ARGS:-} $extra_args"
 cmdline+=" KLP_TOP=$top KLP_MODTREE=$modtree KLP_SCRIPT=$enc KLP_INTERACTIVE=$interactive"

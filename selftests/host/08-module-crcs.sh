@@ -4,7 +4,8 @@
 # with the symbol CRCs of the older core (insmod: "disagrees about version
 # of symbol").  In a scratch copy of the tree: build, change what the core
 # includes (that changes the CRCs of its exports), build again; then every
-# sample and test module must carry the new core's CRCs.
+# sample and test module must carry the new core's CRCs, upstream's test
+# modules (build/upstream, built from linux-source) too.
 . "$(dirname "$0")/../lib.sh"
 ktap_start "module CRCs follow the core after a rebuild"
 
@@ -19,7 +20,8 @@ core_crcs() {
 stale() {
 	local ko
 	core_crcs "$1" > "$1/core.crcs"
-	for ko in "$1"/core/samples/*.ko "$1"/selftests/modules/*.ko; do
+	for ko in "$1"/core/samples/*.ko "$1"/selftests/modules/*.ko \
+		  "$1"/build/upstream/modules/*.ko; do
 		modprobe --dump-modversions "$ko" 2>/dev/null |
 			awk -v ko="${ko##*/}" 'NR == FNR { crc[$1] = $2; next }
 				($2 in crc) && crc[$2] != $1 { print ko; exit }' \
@@ -36,6 +38,8 @@ build() {
 check "the scratch tree builds" build
 first=$(core_crcs "$tmp")
 check "the core exports its API with CRCs" grep -q '^klpcore_register_patch 0x' <<< "$first"
+check "upstream's test modules are built (linux-source-6.1)" \
+	[ -f "$tmp/build/upstream/modules/test_klp_livepatch.ko" ]
 assert_eq "no module with another core's CRCs after the first build" "" "$(stale "$tmp")"
 
 # struct seq_file now fully known where the exports are defined (struct

@@ -68,8 +68,8 @@ assert_eq "GET /metrics: 200" 200 "$(http "$url/metrics")"
 assert_eq "... the 0.0.4 text format when OpenMetrics is not asked for" \
 	"text/plain; version=0.0.4; charset=utf-8" \
 	"$(sed -n 's/^Content-Type: //Ip' "$tmp/hdr" | tr -d '\r')"
-check "... and it is what --once --format text prints (but the counters)" \
-	diff <(grep -v '_total ' "$tmp/body") <(grep -v '_total ' <<< "$out")
+check "... and it is what --once --format text prints (but the counters and the process's own)" \
+	diff <(grep -v '_total \|^process_' "$tmp/body") <(grep -v '_total \|^process_' <<< "$out")
 assert_eq "Accept: application/openmetrics-text: 200, OpenMetrics" \
 	"200 application/openmetrics-text; version=1.0.0; charset=utf-8 # EOF" \
 	"$(http -H 'Accept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5' "$url/metrics") $(sed -n 's/^Content-Type: //Ip' "$tmp/hdr" | tr -d '\r') $(tail -n 1 "$tmp/body")"
@@ -93,8 +93,9 @@ exec {fd}<> "/dev/tcp/127.0.0.1/$port" && printf 'GET /met' >&$fd
 assert_eq "after all that: still serving, 200" 200 "$(http "$url/metrics")"
 exec {fd}>&-
 check "... and alive" kill -0 "$pid"
-assert_eq "... and nothing on stderr but where it listens" \
-	"klp-exporter: listening on http://127.0.0.1:$port/metrics" "$(cat "$tmp/http.err")"
+assert_eq "... and nothing on stderr but its startup line (where it listens)" \
+	"$("$x" --version): listening on http://127.0.0.1:$port/metrics; cores found: none" \
+	"$(cat "$tmp/http.err")"
 kill "$pid"
 wait "$pid"
 assert_eq "SIGTERM: exit 0" 0 "$?"
@@ -123,7 +124,9 @@ assert_eq "... nothing else in its directory (no temporary file left)" "klp.prom
 check "... and no HTTP port opened (--no-http)" eval '! ss -Htlnp | grep -q "pid=$pid,"'
 kill "$pid"
 wait "$pid"
-assert_eq "... SIGTERM: exit 0, nothing on stderr" "0:" "$?:$(cat "$tmp/tf.err")"
+assert_eq "... SIGTERM: exit 0, nothing on stderr but the startup line" \
+	"0:$("$x" --version): textfile $tmp/tf/klp.prom every 1 s; cores found: none" \
+	"$?:$(cat "$tmp/tf.err")"
 
 "$x" --no-http -t "$tmp/nodir/klp.prom" -i 1 2> "$tmp/nodir.err" &
 pid=$!

@@ -127,9 +127,11 @@ start() {
 	pid=$!
 	pids+=($pid)
 	wait_until 10 grep -q 'listening on' "$err" || bail "klp-exporter -l $1 says where it listens ($(cat "$err"))"
-	line=$(cat "$err")
+	line=$(sed "s|^$ver: \(.*\); cores found: none\$|klp-exporter: \1|" "$err")
 	port=$(sed -n 's|.*http://.*:\([0-9]*\)/metrics.*|\1|p' "$err")
 }
+# the startup line's start; start() keeps "klp-exporter: " and where it listens
+ver=$("$x" --version)
 # listens PID: the ADDRESS:PORT the process listens on, one a line
 listens() { ss -Htlnp | awk -v p="pid=$1," 'index($0, p) { print $4 }'; }
 

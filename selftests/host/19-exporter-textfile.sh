@@ -54,15 +54,17 @@ assert_eq "FILE: mode 0644 under umask 077, owned by root" "644 root" \
 check "... promtool check metrics accepts it" \
 	eval 'promtool check metrics < "$d/klp.prom" > "$tmp/lint" 2>&1' || diag "$(cat "$tmp/lint")"
 "$x" --once --format text > "$tmp/once"
-check "... and it is what --once --format text prints (but the counters)" \
-	diff <(grep -v '_total ' "$d/klp.prom") <(grep -v '_total ' "$tmp/once")
+check "... and it is what --once --format text prints (but the counters, the process's own, the textfile's)" \
+	diff <(grep -v '_total \|^process_\|klp_exporter_textfile_' "$d/klp.prom") \
+	<(grep -v '_total \|^process_' "$tmp/once")
 kill "$pid"
 wait "$pid"
 rc=$?
 spid=$pid pid=
-assert_eq "SIGTERM: exit 0, nothing on stderr" "0:" "$rc:$(cat "$tmp/err")"
-assert_eq "no temporary file left: the planted names only (FILE now a file)" \
-	"$(names "$spid" | tr ' ' '\n' | sort)" "$(ls -A "$d" | sort)"
+assert_eq "SIGTERM: exit 0, nothing on stderr but the startup line" \
+	"0:$("$x" --version): textfile $d/klp.prom every 1 s; cores found: none" "$rc:$(cat "$tmp/err")"
+assert_eq "no temporary file left, FILE removed (a clean stop): the other planted names only" \
+	"$(names "$spid" | tr ' ' '\n' | grep -vx klp.prom | sort)" "$(ls -A "$d" | sort)"
 assert_eq "... the planted symlinks still point at the victim, untouched" "root's secret" \
 	"$(cat "$d/klp.prom.tmp")"
 ktap_finish

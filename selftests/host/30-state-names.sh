@@ -106,7 +106,7 @@ int main(void)
 }
 EOC
 unit_build "$tmp" snapshot json_lib strbuf_lib klptop_model klptop_events \
-	klptop_screen klptop_json klp-exporter_metrics
+	klptop_screen klptop_json klp-exporter_metrics transition_model transition_show
 
 run() { "$tmp/t" 2>&1; }
 # name CHAR N: CHAR N times

@@ -15,7 +15,7 @@ runs=${KLP_FUZZ_RUNS:-100000}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 rooms=(snapshot_lib json_lib strbuf_lib klptop_model klptop_events klptop_screen
-	klptop_json klp-exporter_metrics)
+	klptop_json klp-exporter_metrics transition_model transition_show)
 srcs=()
 for r in "${rooms[@]}"; do
 	srcs+=("$KLP_TOP/userspace/$r.c")

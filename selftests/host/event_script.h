@@ -10,6 +10,8 @@
  *   callback SEQ PATCH OBJECT WHICH CAUSE RET   (WHICH: enum klp_callback_kind)
  *   replaced SEQ PATCH BY
  *   register|unregister|enable|disable SEQ PATCH [RET]
+ *   transition SEQ PATCH TARGET ACTION SWEEP PENDING TOTAL
+ *   task_blocked SEQ PATCH SWEEP PID REASON FUNC|- COMM
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +32,7 @@ static unsigned int script_type(const char *s)
 {
 	unsigned int t;
 
-	for (t = KLP_EV_PATCH_REGISTER; t <= KLP_EV_PATCH_REPLACED; t++)
+	for (t = KLP_EV_PATCH_REGISTER; t <= KLP_EV_TASK_BLOCKED; t++)
 		if (!strcmp(kt_event_name(t), s))
 			return t;
 	return 0;
@@ -76,6 +78,21 @@ static int script_event(char w[][128], int n, struct klp_transition_event *e)
 		snprintf(e->object, sizeof(e->object), "%.63s", w[3]);
 		snprintf(e->func, sizeof(e->func), "%.127s", w[4]);
 		e->ret = atoi(w[5]);
+		break;
+	case KLP_EV_TRANSITION:
+		e->depth = atoi(w[3]);
+		e->ret = atoi(w[4]);
+		e->id = atoi(w[5]);
+		e->pending = atoi(w[6]);
+		e->total = atoi(w[7]);
+		break;
+	case KLP_EV_TASK_BLOCKED:
+		e->id = atoi(w[3]);
+		e->pid = atoi(w[4]);
+		e->ret = atoi(w[5]);
+		snprintf(e->func, sizeof(e->func), "%.127s",
+			 strcmp(w[6], "-") ? w[6] : "");
+		memcpy(e->comm, w[7], sizeof(e->comm));	/* as long as it is */
 		break;
 	default:
 		e->ret = n > 3 ? atoi(w[3]) : 0;

@@ -19,6 +19,9 @@
  *     nr_funcs <= cap; no two functions share (object, name), no two
  *     patches a name, no patch two funcs of one function; a func's id
  *     leads to it;
+ *   - no transition has more tasks pending than it has, a task twice (by
+ *     pid; pid 0, the idle tasks, by comm), or a twin of the same core
+ *     and patch;
  *   - the JSON line parses as JSON;
  *   - no series appears twice in the metrics text (Prometheus refuses
  *     the whole scrape).
@@ -92,10 +95,37 @@ static void check_fn(const struct kt_model *m, const struct kt_fn *fn)
 }
 
 /* with by_id: each func's id leads to it (at the renders) */
+/* Each transition: no more pending than total, a task (pid > 0) once. */
+static void check_transitions(const struct kt_trset *s)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < s->nr; i++) {
+		const struct kt_tr *tr = s->trs[i];
+
+		if (tr->pending > tr->total || tr->target > 1)
+			broken("transition %s: %u of %u pending, target %d",
+			       tr->patch, tr->pending, tr->total, tr->target);
+		for (j = 0; j < tr->nr_tasks; j++)
+			for (k = 0; k < j; k++)
+				if (tr->tasks[k].pid == tr->tasks[j].pid &&
+				    (tr->tasks[j].pid ||
+				     !strcmp(tr->tasks[k].comm, tr->tasks[j].comm)))
+					broken("transition %s: task %d twice",
+					       tr->patch, tr->tasks[j].pid);
+		for (j = 0; j < i; j++)
+			if (!strcmp(s->trs[j]->core, tr->core) &&
+			    !strcmp(s->trs[j]->patch, tr->patch))
+				broken("transition %s %s twice", tr->core,
+				       tr->patch);
+	}
+}
+
 static void check_model(const struct kt_model *m, bool by_id)
 {
 	size_t i, j;
 
+	check_transitions(&m->trs);
 	for (i = 0; i < m->nr_fns; i++) {
 		check_fn(m, m->fns[i]);
 		for (j = 0; j < i; j++)

@@ -147,7 +147,7 @@ static int klp_cm_spin_fn(void *data)
 
 static int klp_cm_hold_fn(void *data)
 {
-	klp_cm_record(klp_cm_hold());
+	klp_cm_hold();
 	while (!kthread_should_stop())
 		schedule_timeout_interruptible(HZ / 10);
 	return 0;

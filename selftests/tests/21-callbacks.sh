@@ -60,14 +60,14 @@ check "tracing the transition events" trace_on
 mark
 check "patch with callbacks loads and enables (klp_test_dup not loaded)" \
 	klp_insmod klp_test_cb
-assert_eq "enable: pre_patch per loaded object, deferred, one switch, post_patch once all are patched" \
+assert_eq "enable: pre_patch per loaded object, deferred, one switch, post_patch once every task switched" \
 "callback klp_test_cb vmlinux pre_patch enable ret=0
 callback klp_test_cb klp_test_target pre_patch enable ret=0
 object klp_test_cb klp_test_dup deferred enable
 func_push klp_test_target:klp_target_c klp_test_cb enable
+patch_enable klp_test_cb ret=0
 callback klp_test_cb vmlinux post_patch enable ret=0
-callback klp_test_cb klp_test_target post_patch enable ret=0
-patch_enable klp_test_cb ret=0" "$(events)"
+callback klp_test_cb klp_test_target post_patch enable ret=0" "$(events)"
 assert_eq "events traced without recording a comm (no scheduler hook)" "" \
 	"$(cat "$TRACEFS/saved_cmdlines")"
 assert_eq "enable: the callbacks ran, the target module LIVE" \
@@ -99,13 +99,13 @@ klp_test_cb: post_unpatch klp_test_dup GOING" "$(logged)"
 
 mark
 check "disable" set_enabled klp_test_cb 0
-assert_eq "disable: pre_unpatch for each patched object, pops, post_unpatch" \
+assert_eq "disable: pre_unpatch for each patched object, the write, pops and post_unpatch once every task switched" \
 "callback klp_test_cb vmlinux pre_unpatch disable ret=0
 callback klp_test_cb klp_test_target pre_unpatch disable ret=0
+patch_disable klp_test_cb ret=0
 func_pop klp_test_target:klp_target_c klp_test_cb disable
 callback klp_test_cb vmlinux post_unpatch disable ret=0
-callback klp_test_cb klp_test_target post_unpatch disable ret=0
-patch_disable klp_test_cb ret=0" "$(events)"
+callback klp_test_cb klp_test_target post_unpatch disable ret=0" "$(events)"
 assert_eq "klp_target_c original" 300 "$(target c)"
 
 PARAM=/sys/module/klp_test_cb/parameters/fail_pre_patch

@@ -5,9 +5,9 @@
 # test-livepatch.sh, written anew, and past it.  Three patches stacked on
 # klp_target_a and _b and one deferred (its module not loaded) are
 # replaced by one patch of klp_target_a and _c and of klp_test_dup: the
-# exact event sequence (its pushes, then every other patch's pops with
-# cause replace, klp_target_b's last pop leaving the original, one
-# klp_patch_replaced each), the values each function returns, sysfs
+# exact event sequence (its pushes, then, once its transition completed,
+# every other patch's pops with cause replace, klp_target_b's last pop
+# leaving the original, one klp_patch_replaced each), the values each function returns, sysfs
 # replace/replaced_by, klp/state and the stacks; the deferred module
 # loading gets the replace patch's func and not the replaced patch's;
 # disabling the replace patch brings none back; a replaced patch can be
@@ -55,10 +55,11 @@ check "tracing the transition events" trace_on
 echo > "$INST/trace"
 check "replace patch of a, c and klp_test_dup's second klp_dup_fn loads" \
 	klp_insmod $R funcs=a,c dup_pos=2
-assert_eq "its deferred object, its pushes (the newly hooked c, then a on its stack), then every other patch's pops (cause replace), then one replaced event each" \
+assert_eq "its deferred object, its pushes (the newly hooked c, then a on its stack), the write, then once every task switched every other patch's pops (cause replace), then one replaced event each" \
 "object $R klp_test_dup deferred enable
 func_push klp_test_target:klp_target_c $R depth=1 winner=$R enable
 func_push klp_test_target:klp_target_a $R depth=4 winner=$R enable
+patch_enable $R ret=0
 func_pop klp_test_target:klp_target_b klp_test_p1 depth=2 winner=klp_test_p3 replace
 func_pop klp_test_target:klp_target_a klp_test_p1 depth=3 winner=$R replace
 func_pop klp_test_target:klp_target_b klp_test_p2 depth=1 winner=klp_test_p3 replace
@@ -68,8 +69,7 @@ func_pop klp_test_target:klp_target_a klp_test_p3 depth=1 winner=$R replace
 patch_replaced klp_test_p1 by=$R
 patch_replaced klp_test_p2 by=$R
 patch_replaced klp_test_p3 by=$R
-patch_replaced klp_test_probe by=$R
-patch_enable $R ret=0" "$(events)"
+patch_replaced klp_test_probe by=$R" "$(events)"
 assert_eq "a and c run the replace patch, b the original again" "5001 200 5003" "$(values)"
 assert_eq "enabled: only the replace patch" "0 0 0 0 1" \
 	"$(for p in klp_test_p1 klp_test_p2 klp_test_p3 klp_test_probe $R; do printf '%s ' "$(patch_enabled $p)"; done | sed 's/ $//')"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # klp-accel: tcg,thread=single
 # klp-timeout: 600
-# klp-min-results: 40
+# klp-min-results: 64
 # The consistency model (core/transition.c): a patch that changes
 # klp_cm_f() and the klp_cm_g() it calls twice, around a sleep
 # (klp_test_cm.h), never lets a task run a mix of the two versions: over
@@ -66,8 +66,9 @@ disable_patch() {
 	echo 0 > "$KLP_SYSFS/$P/enabled"
 }
 # unload: the patch freed (its sysfs dir gone), then its module removed
+# (its module reference goes just after its sysfs directory)
 unload_patch() {
-	wait_until 30 gone && rmmod $P
+	wait_until 30 gone && wait_until 5 eval "rmmod $P 2>/dev/null"
 }
 insmod_err() {	# the error insmod gives for a module ("ok" if none)
 	local out
@@ -178,7 +179,72 @@ check "reverse: still enabled, not freed" test -e "$KLP_SYSFS/$P"
 echo > "$CM/release"
 echo 0 > "$CM/hold"
 
-# --- 5: a kthread asleep in a patched function; force ----------------------
+# --- 5: an atomic replace, and a module coming, during a transition --------
+# klp_test_cm_patch2 replaces klp_cm_g (3) but not klp_cm_f: a switched
+# task's klp_cm_f is the original with the new klp_cm_g (33), an
+# unswitched one's the first patch's pair (122).
+P2=klp_test_cm_patch2
+ok_values() {	# calls that got neither 122 nor 33
+	awk '$1 != 122 && $1 != 33 { n += $2 } END { print n + 0 }' "$CM/results"
+}
+echo > "$CM/rearm"
+echo 1 > "$CM/hold" || bail "holder kthread"
+echo "2 30" > "$CM/kthreads" || bail "caller kthreads"
+rmmod klp_test_target
+sleep 0.5
+echo > "$CM/results"
+trace_clear
+check "replace: the replace patch loads" insmod "$(klp_modpath $P2)"
+check "replace: its transition is held" \
+	eval "[ \$(cat $KLP_SYSFS/$P2/transition) = 1 ]"
+check "module coming: the target loads during the transition" \
+	klp_insmod klp_test_target
+assert_eq "module coming: patched for this (switched) task" 7001 "$(target a)"
+assert_eq "module coming: its object is loaded" 1 \
+	"$(cat $KLP_SYSFS/$P2/klp_test_target/loaded)"
+sleep 2
+check "replace: the first patch is still there meanwhile" test -e "$KLP_SYSFS/$P"
+echo > "$CM/release"
+check "replace: completes once the holder returns" \
+	wait_until 20 eval "[ \$(cat $KLP_SYSFS/$P2/transition) = 0 ]"
+check "replace: the replaced patch is freed" wait_until 20 gone
+check "replace: and its module removed" wait_until 5 eval "rmmod $P 2>/dev/null"
+echo 0 > "$CM/kthreads"
+echo 0 > "$CM/hold"
+assert_eq "replace: no call got a mix (values: $(results))" 0 "$(ok_values)"
+check "replace: switched callers ran the original klp_cm_f, new klp_cm_g" \
+	test "$(count_of 33)" -gt 0
+echo > "$CM/results"
+echo 0 > "$CM/call"
+assert_eq "replace: after it, klp_cm_f is the original with the new klp_cm_g" \
+	"33:1" "$(results)"
+assert_eq "module coming: still patched" 7001 "$(target a)"
+check "replace: disable" eval "echo 0 > $KLP_SYSFS/$P2/enabled"
+check "replace: freed" wait_until 20 eval "[ ! -e $KLP_SYSFS/$P2 ]"
+check "replace: its module removed" wait_until 5 eval "rmmod $P2 2>/dev/null"
+assert_eq "replace: the original again" 100 "$(target a)"
+
+# --- 6: 256 functions, 300 more tasks ---------------------------------------
+klp_insmod klp_test_many_tgt || bail "the 256-function target loads"
+sleepers=()
+for i in $(seq 300); do
+	sleep 1000 &
+	sleepers+=($!)
+done
+trace_clear
+check "many: a 256-function patch enables" insmod "$(klp_modpath klp_test_many256)" enable=1
+check "many: its transition completes" \
+	wait_until 30 eval "[ \$(cat $KLP_SYSFS/klp_test_many256/transition) = 0 ]"
+total=$(tr_actions | sed -n 's/^complete target=1 pending=0$/x/p' | wc -l)
+assert_eq "many: one complete event" 1 "$total"
+check "many: the sweeps saw the 300 tasks" eval \
+	"grep -q 'klp_transition: .* target=1 sweep sweep=1 pending=[0-9]* total=[3-9][0-9][0-9]' $INST/trace"
+check "many: disable completes (set_enabled waits for it)" set_enabled klp_test_many256 0
+kill "${sleepers[@]}"
+wait "${sleepers[@]}" 2>/dev/null
+
+# --- 7: a kthread asleep in a patched function; force ----------------------
+check "force: the patch loads again" enable_patch
 echo > "$CM/rearm"
 echo 1 > "$CM/hold" || bail "holder kthread"
 sleep 0.5

@@ -280,12 +280,12 @@ klp_func_push $P2 $A id=$a2 depth=2 winner=$P2 winner_id=$a2 cause=enable
 klp_func_push $P2 $B id=$b2 depth=2 winner=$P2 winner_id=$b2 cause=enable
 klp_patch_enable $P2 ret=0
 klp_redirect klp_target_b -> klp_test_new_b id=$b2
+klp_patch_disable $P2 ret=0
 klp_func_pop $P2 $B id=$b2 depth=1 winner=$P1 winner_id=$b1 cause=disable
 klp_func_pop $P2 $A id=$a2 depth=1 winner=$P1 winner_id=$a1 cause=disable
-klp_patch_disable $P2 ret=0
+klp_patch_disable $P1 ret=0
 klp_func_pop $P1 $B id=$b1 depth=0 winner= winner_id=0 cause=disable
 klp_func_pop $P1 $A id=$a1 depth=0 winner= winner_id=0 cause=disable
-klp_patch_disable $P1 ret=0
 klp_func_push $P1 $A id=$a1 depth=1 winner=$P1 winner_id=$a1 cause=enable
 klp_func_push $P1 $B id=$b1 depth=1 winner=$P1 winner_id=$b1 cause=enable
 klp_patch_enable $P1 ret=0
@@ -306,7 +306,13 @@ start perf-script "$tmp" nomods && wait "${pgid[perf-script]}"
 diag "t=${SECONDS}s: perf script done"
 assert_eq "perf script: no FAILED TO PARSE" 0 "$(grep -c 'FAILED TO PARSE' "$tmp/perf-script.out")"
 # "comm pid [cpu] ts: klp:EVENT: <TP_printk text>" -> the expected form
+# each enable and disable of the sequence (5) is a transition: its start
+# and its end (the sweeps between vary with what the tasks were doing)
+assert_eq "perf script: 5 transitions started and completed, in pairs" \
+	"$(printf 'start\ncomplete\n%.0s' 1 2 3 4 5)" \
+	"$(sed -n 's/^.* klp:klp_transition: .* target=[01] \(start\|complete\) .*/\1/p' "$tmp/perf-script.out")"
 sed -n 's/^.* klp:\(klp_[a-z_]*\): \(.*\)$/\1 \2/p' "$tmp/perf-script.out" | sed 's/ seq=[0-9]*//' | awk '
+	$1 == "klp_transition" || $1 == "klp_task_blocked" { next }
 	$1 ~ /^klp_patch_/ { sub(/^patch=/, "", $2); print $1, $2, $3; next }
 	$1 ~ /^klp_func_/ { sub(/^patch=/, "", $3); print $1, $3, $2, $4, $5, $6, $7, $8; next }
 	$1 == "klp_object" { sub(/^patch=/, "", $2); sub(/^object=/, "", $3); print $1, $2, $3, $4, $5; next }
@@ -345,7 +351,7 @@ assert_file_eq "klp-trace --no-redirect shows every transition in order" \
 grep -v '^Tracing ' "$tmp/klp-trace-json.out" > "$tmp/kt.json"
 json_ok() { jq -e . "$1" > /dev/null; }
 check "klp-trace --json prints valid JSON lines" json_ok "$tmp/kt.json"
-jq -r '
+jq -r 'select(.event != "klp_transition" and .event != "klp_task_blocked") |
 	if (.event | startswith("klp_patch_")) then "\(.event) \(.patch) ret=\(.ret)"
 	elif (.event | startswith("klp_func_")) then
 		"\(.event) \(.patch) \(.object):\(.func) id=\(.id) depth=\(.depth) winner=\(.winner) winner_id=\(.winner_id) cause=\(.cause_sym)"
@@ -358,9 +364,9 @@ assert_file_eq "klp-trace --json shows every transition in order" \
 jq -r 'select(.seq != null) | .seq' "$tmp/kt.json" > "$tmp/kt.seqnos"
 assert_eq "klp-trace --json: seq counts up by one, event by event" "" \
 	"$(awk 'NR > 1 && $1 != prev + 1 { print "after " prev ": " $1 } { prev = $1 }' "$tmp/kt.seqnos")"
-assert_eq "klp-trace --json: one seq per transition, the last is debugfs klp/seq" \
+assert_eq "klp-trace --json: one seq per state change (and per transition record), the last is debugfs klp/seq" \
 	"$(wc -l < "$tmp/expected.transitions") $seq_end" \
-	"$(wc -l < "$tmp/kt.seqnos") $(tail -n1 "$tmp/kt.seqnos")"
+	"$(jq -r 'select(.seq != null and .event != "klp_transition" and .event != "klp_task_blocked") | .seq' "$tmp/kt.json" | wc -l) $(tail -n1 "$tmp/kt.seqnos")"
 assert_eq "klp-trace --json: old_addr symbolized, action numeric" "klp_target_a 0" \
 	"$(jq -r 'select(.event == "klp_func_push") | .old_addr_sym' "$tmp/kt.json" | head -n1) $(jq -r 'select(.event == "klp_object") | .action' "$tmp/kt.json" | head -n1)"
 grep -H . "$TRACEFS"/events/klp/*/enable > "$tmp/enable.after"

@@ -15,7 +15,7 @@
 # stack in its first interval after every transition, and the same totals
 # as the map.
 # klp-timeout: 540
-# klp-min-results: 109
+# klp-min-results: 111
 . "$(dirname "$0")/../lib.sh"
 ktap_start "klptop: BPF redirection counters and --json"
 
@@ -236,6 +236,28 @@ count "three stacked" 2 5000 3000
 line=$("$KLP_BIN/klptop" --json --once 2> "$T/once.err")
 assert_eq "a second klptop --once reads the same stack from sysfs" \
 	"$(stack_of a 2 3 1)" "$(kt_stack "$line" klp_target_a)"
+
+# klptop on a terminal, its real loop (BPF, ppoll, SIGWINCH, keys), on a
+# pseudo-terminal with host/23's terminal emulator: the screen fits a
+# 24x100 terminal, and an 8x40 one once resized; '/' filters; q quits
+cat > "$T/pty.steps" <<'EOF'
+wait klp_target_a
+check
+resize 8x40
+check
+screen
+keys /zz\r
+screen
+keys q
+EOF
+out=$(timeout 60 python3 "$KLP_TOP/selftests/host/klptop_pty.py" 24x100 "$T/pty.steps" \
+	-- "$KLP_BIN/klptop" -s name 1 2>&1)
+assert_eq "klptop on a terminal: fits 24x100, then 8x40 (SIGWINCH); q: exit 0; nothing cleared" \
+	"fits fits exit 0 clears 0" "$(grep -E '^(fits|wrapped|scrolled|exit|clears)' <<< "$out" | paste -sd' ')"
+assert_eq "... at 8x40 the status line says the rows shown; /zz: none, said" \
+	"rows 1-N of N  h: help|rows 0-0 of 0  filter: zz  h: help" \
+	"$(awk '/^--- screen$/ { getline; getline; printf "%s%s", sep, $0; sep = "|" }' <<< "$out" |
+	   sed -E 's/rows 1-[1-9][0-9]* of [1-9][0-9]*/rows 1-N of N/')"
 
 set_enabled klp_test_p3 0 || not_ok "disable p3"
 after "p3 disabled in the middle" 2 1

@@ -194,8 +194,8 @@ kill "$XP"
 wait "$XP"
 assert_eq "SIGTERM: the exporter exits 0" 0 "$?"
 XP=
-assert_eq "... having said only where it listens, that it attached, and when the core went" \
-"klp-exporter: listening on http://0.0.0.0:9873/metrics
+assert_eq "... having said only its startup line (where it listens, the builtin livepatch found), that it attached, and when the core went" \
+"$("$KLP_BIN/klp-exporter" --version): listening on http://0.0.0.0:9873/metrics; cores found: livepatch
 klp-exporter: attached to the klp core
 klp-exporter: the klp core went away: klp_up 0 until it is back" "$(cat $work/err)"
 ktap_finish

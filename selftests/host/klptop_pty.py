@@ -1,0 +1,212 @@
+# SPDX-License-Identifier: GPL-2.0
+"""
+klptop_pty.py - run a program on a pseudo-terminal of a given size, send
+it keys and resizes, and keep the screen it draws (selftests/host/23).
+
+    python3 klptop_pty.py ROWSxCOLS SCRIPT -- PROGRAM ARGS...
+
+SCRIPT is one step a line:
+    keys TEXT      write TEXT to the terminal (\\e, \\r, \\x.. escapes)
+    resize RxC     set the terminal's size: the kernel sends SIGWINCH
+    wait TEXT      until the screen shows TEXT (5 s at most)
+    settle         until the program has drawn nothing for 0.3 s
+    screen         print the screen, row by row, between "--- screen"
+                   and "---" (each row's trailing blanks dropped)
+    check          print "fits" or what broke: a line longer than the
+                   terminal is wide (it wrapped) or a frame taller than
+                   it is high (it scrolled)
+At the end it waits for the program to exit and prints "exit N", then
+"clears N": the clear-screen sequences (ESC [ 2 J) it wrote.
+
+The screen is a small terminal of our own: printable characters, CR, LF,
+BS, ESC [ H (cursor home or to a row;column), ESC [ K and ESC [ J (erase
+to the end of the line, of the screen); any other sequence is skipped.
+It wraps and scrolls as a VT100 does, and counts when it does.
+"""
+import fcntl
+import os
+import pty
+import re
+import select
+import signal
+import struct
+import sys
+import termios
+import time
+
+
+class Screen:
+    def __init__(self, rows, cols):
+        self.rows, self.cols = rows, cols
+        self.grid = [[" "] * cols for _ in range(rows)]
+        self.r = self.c = 0
+        self.pending_wrap = False
+        self.wraps = self.scrolls = 0
+        self.esc = b""
+
+    def resize(self, rows, cols):
+        grid = [[" "] * cols for _ in range(rows)]
+        for i in range(min(rows, self.rows)):
+            for j in range(min(cols, self.cols)):
+                grid[i][j] = self.grid[i][j]
+        self.grid, self.rows, self.cols = grid, rows, cols
+        self.r, self.c = min(self.r, rows - 1), min(self.c, cols - 1)
+        self.pending_wrap = False
+
+    def lf(self):
+        if self.r == self.rows - 1:
+            self.grid = self.grid[1:] + [[" "] * self.cols]
+            self.scrolls += 1
+        else:
+            self.r += 1
+
+    def put(self, ch):
+        if self.pending_wrap:
+            self.wraps += 1
+            self.c = 0
+            self.lf()
+            self.pending_wrap = False
+        self.grid[self.r][self.c] = ch
+        if self.c == self.cols - 1:
+            self.pending_wrap = True
+        else:
+            self.c += 1
+
+    def csi(self, seq):
+        m = re.fullmatch(rb"\[([0-9;?]*)([@-~])", seq)
+        if not m:
+            return
+        params, final = m.group(1).decode(), m.group(2)
+        if params.startswith("?"):
+            return
+        nums = [int(x) if x else 0 for x in params.split(";")] if params else []
+        self.pending_wrap = False
+        if final == b"H":
+            r = (nums[0] if nums and nums[0] else 1) - 1
+            c = (nums[1] if len(nums) > 1 and nums[1] else 1) - 1
+            self.r, self.c = min(r, self.rows - 1), min(c, self.cols - 1)
+        elif final == b"K":
+            for j in range(self.c, self.cols):
+                self.grid[self.r][j] = " "
+        elif final == b"J":
+            mode = nums[0] if nums else 0
+            if mode == 2:
+                self.grid = [[" "] * self.cols for _ in range(self.rows)]
+            else:
+                for j in range(self.c, self.cols):
+                    self.grid[self.r][j] = " "
+                for i in range(self.r + 1, self.rows):
+                    self.grid[i] = [" "] * self.cols
+
+    def feed(self, data):
+        for b in data:
+            ch = bytes([b])
+            if self.esc:
+                self.esc += ch
+                if self.esc == b"\x1b[" or self.esc == b"\x1b[?":
+                    continue
+                if self.esc.startswith(b"\x1b["):
+                    if 0x40 <= b <= 0x7e:
+                        self.csi(self.esc[1:])
+                        self.esc = b""
+                    continue
+                self.esc = b""  # ESC and one character: skipped
+                continue
+            if ch == b"\x1b":
+                self.esc = ch
+            elif ch == b"\r":
+                self.c, self.pending_wrap = 0, False
+            elif ch == b"\n":
+                self.lf()
+            elif ch == b"\b":
+                self.c, self.pending_wrap = max(self.c - 1, 0), False
+            elif 0x20 <= b < 0x7f:
+                self.put(ch.decode())
+
+    def text(self):
+        return "\n".join("".join(row).rstrip() for row in self.grid)
+
+
+def unescape(s):
+    return s.encode().decode("unicode_escape").encode("latin-1")
+
+
+def main():
+    size, script = sys.argv[1], sys.argv[2]
+    argv = sys.argv[sys.argv.index("--") + 1:]
+    rows, cols = (int(x) for x in size.split("x"))
+    screen = Screen(rows, cols)
+    raw = bytearray()
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execvp(argv[0], argv)
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+
+    def pump(timeout):
+        r, _, _ = select.select([fd], [], [], timeout)
+        if not r:
+            return False
+        try:
+            data = os.read(fd, 65536)
+        except OSError:
+            return False
+        if not data:
+            return False
+        raw.extend(data)
+        screen.feed(data)
+        return True
+
+    def settle():
+        end = time.time() + 5
+        while time.time() < end and pump(0.3):
+            pass
+
+    settle()
+    for line in open(script):
+        word, _, arg = line.rstrip("\n").partition(" ")
+        if word == "keys":
+            os.write(fd, unescape(arg))
+            settle()
+        elif word == "resize":
+            r, c = (int(x) for x in arg.split("x"))
+            screen.resize(r, c)
+            fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", r, c, 0, 0))
+            settle()
+        elif word == "wait":
+            end = time.time() + 5
+            while arg not in screen.text() and time.time() < end:
+                pump(0.1)
+        elif word == "settle":
+            settle()
+        elif word == "screen":
+            print("--- screen")
+            print(screen.text())
+            print("---")
+        elif word == "check":
+            bad = []
+            if screen.wraps:
+                bad.append("wrapped %d" % screen.wraps)
+            if screen.scrolls:
+                bad.append("scrolled %d" % screen.scrolls)
+            print(", ".join(bad) if bad else "fits")
+            screen.wraps = screen.scrolls = 0
+    end = time.time() + 5
+    status = None
+    while time.time() < end:
+        pump(0.1)
+        p, st = os.waitpid(pid, os.WNOHANG)
+        if p:
+            status = os.waitstatus_to_exitcode(st)
+            break
+    if status is None:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        status = "none (killed)"
+    while pump(0.1):
+        pass
+    print("exit %s" % status)
+    print("clears %d" % raw.count(b"\x1b[2J"))
+    sys.stdout.flush()
+
+
+main()

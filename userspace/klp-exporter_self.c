@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * klp-exporter_self.c - the exporter's own metrics, as node_exporter's
+ *
+ * What any Prometheus exporter says of itself, under the names
+ * client_golang's process collector gives them (node_exporter's too):
+ * klp_exporter_build_info{version, revision} 1, and the process's CPU
+ * time, resident and virtual memory, open and maximum file descriptors
+ * and start time, read from /proc/self at each scrape.  And, with -t,
+ * when the textfile was last written and how often it should be, so an
+ * alert can tell a textfile that went stale (the exporter stopped, or
+ * cannot write) from one that is only old (KlpExporterTextfileStale).
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+#include "klp-exporter.h"
+
+/**
+ * ex_proc_stat_parse() - the fields of /proc/self/stat the metrics need
+ * @text: the file's text
+ * @st:   filled: utime, stime, starttime in clock ticks, vsize in bytes,
+ *        rss in pages
+ *
+ * The command name (field 2) may hold spaces and parentheses: the fields
+ * are counted from the last ')'.
+ *
+ * Return: 0, or -1 if the text is not such a line (st unchanged).
+ */
+int ex_proc_stat_parse(const char *text, struct ex_proc_stat *st)
+{
+	unsigned long long v[22];
+	const char *p = strrchr(text, ')');
+	char *end;
+	int i;
+
+	if (!p || p[1] != ' ' || !p[2] || p[3] != ' ')
+		return -1;
+	p += 4;			/* past ") S ": field 4 on */
+	for (i = 0; i < 21; i++) {
+		if (*p < '0' || *p > '9') {
+			if (*p != '-')
+				return -1;
+			p++;	/* tty_nr, priority, nice may be negative */
+		}
+		v[i] = strtoull(p, &end, 10);
+		if (end == p || (*end != ' ' && *end != '\n' && *end))
+			return -1;
+		p = *end ? end + 1 : end;
+	}
+	/* v[0] is field 4: utime 14, stime 15, starttime 22, vsize 23, rss 24 */
+	st->utime = v[10];
+	st->stime = v[11];
+	st->starttime = v[18];
+	st->vsize = v[19];
+	st->rss = v[20];
+	return 0;
+}
+
+/* A file of /proc, whole, in buf; its length, or -1. */
+static ssize_t read_proc(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	if (!f)
+		return -1;
+	n = fread(buf, 1, size - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return n;
+}
+
+/*
+ * The boot's time, Unix seconds: the process's start is counted from it.
+ * From the clocks, not /proc/stat's btime: the systemd unit's
+ * ProcSubset=pid hides /proc/stat.
+ */
+static double boot_time(void)
+{
+	struct timespec real, boot;
+
+	clock_gettime(CLOCK_REALTIME, &real);
+	clock_gettime(CLOCK_BOOTTIME, &boot);
+	return (real.tv_sec - boot.tv_sec) +
+	       (real.tv_nsec - boot.tv_nsec) / 1e9;
+}
+
+/* Open file descriptors: /proc/self/fd's entries, but the one reading it. */
+static long open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	long n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n - 1;
+}
+
+static void gauge(struct strbuf *b, enum ex_format fmt, const char *name,
+		  const char *help, double v)
+{
+	ex_header(b, fmt, name, "gauge", help);
+	sb_printf(b, "%s %.15g\n", name, v);
+}
+
+static void render_process(struct strbuf *b, enum ex_format fmt)
+{
+	long tick = sysconf(_SC_CLK_TCK), page = sysconf(_SC_PAGESIZE);
+	struct ex_proc_stat st;
+	struct rlimit rl;
+	char buf[1024];
+	long fds;
+
+	if (read_proc("/proc/self/stat", buf, sizeof(buf)) > 0 &&
+	    !ex_proc_stat_parse(buf, &st) && tick > 0) {
+		ex_header(b, fmt, "process_cpu_seconds_total", "counter",
+			  "Total user and system CPU time spent in seconds.");
+		sb_printf(b, "process_cpu_seconds_total %.2f\n",
+			  (double)(st.utime + st.stime) / tick);
+		gauge(b, fmt, "process_resident_memory_bytes",
+		      "Resident memory size in bytes.", (double)st.rss * page);
+		gauge(b, fmt, "process_virtual_memory_bytes",
+		      "Virtual memory size in bytes.", st.vsize);
+		gauge(b, fmt, "process_start_time_seconds",
+		      "Start time of the process since unix epoch in seconds.",
+		      boot_time() + (double)st.starttime / tick);
+	}
+	fds = open_fds();
+	if (fds >= 0)
+		gauge(b, fmt, "process_open_fds", "Number of open file descriptors.",
+		      fds);
+	if (!getrlimit(RLIMIT_NOFILE, &rl))
+		gauge(b, fmt, "process_max_fds",
+		      "Maximum number of open file descriptors.",
+		      rl.rlim_cur == RLIM_INFINITY ? -1 : (double)rl.rlim_cur);
+}
+
+/**
+ * ex_render_self() - the exporter's own metrics
+ * @b:   appended to
+ * @fmt: the exposition format
+ * @s:   the build, the textfile's state (its metrics only with -t)
+ */
+void ex_render_self(struct strbuf *b, enum ex_format fmt,
+		    const struct ex_self *s)
+{
+	ex_header(b, fmt, "klp_exporter_build_info", "gauge",
+		  "The version and git revision klp-exporter was built from, as a label each; value 1");
+	sb_puts(b, "klp_exporter_build_info{");
+	ex_put_labels(b, "version", s->version, "revision", s->revision, NULL);
+	sb_puts(b, "} 1\n");
+	render_process(b, fmt);
+	if (!s->textfile)
+		return;
+	gauge(b, fmt, "klp_exporter_textfile_interval_seconds",
+	      "Seconds between the textfile's writes (-i)", s->interval);
+	if (s->written_ns)
+		gauge(b, fmt, "klp_exporter_textfile_write_timestamp_seconds",
+		      "When the textfile was last written, Unix time (in the textfile: that write)",
+		      (double)s->written_ns / KT_NSEC_PER_SEC);
+}

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * transition.h - the transitions in progress and the tasks that hold them
+ * back, one picture whatever core fed it
+ *
+ * A transition moves every task of the machine to a patch's target state
+ * (enabled or disabled); it ends when the last task has switched.  Two
+ * sources feed the same records:
+ *
+ *   transition_model.c    klp's own: the klp:klp_transition and
+ *                         klp:klp_task_blocked events (ring buffer) and
+ *                         the transition and blocked lines of klp/state
+ *   transition_builtin.c  the kernel's builtin livepatch: its sysfs
+ *                         (/sys/kernel/livepatch/<patch>/transition) and
+ *                         each task's /proc/<pid>/task/<tid>/patch_state,
+ *                         stat and stack, read every interval while a
+ *                         transition runs (doc/klptop.md says what /proc
+ *                         can and cannot tell)
+ *   transition_show.c     klptop's lines and JSON of them
+ *
+ * Reasons are enum klp_block_reason (include/klp/uapi.h), plus
+ * KT_BLOCK_UNKNOWN: a task the builtin has not switched whose stack holds
+ * none of the patch's functions (/proc cannot say whether its stack was
+ * unreliable, or the next sweep will switch it).
+ */
+#ifndef _KLP_TRANSITION_H
+#define _KLP_TRANSITION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <klp/uapi.h>
+
+#define KT_BLOCK_UNKNOWN	0
+#define KT_CORE_KLP		"klp"
+#define KT_CORE_LIVEPATCH	"livepatch"
+#define KT_LIVEPATCH_ROOT	"/sys/kernel/livepatch"
+#define KT_PROC_ROOT		"/proc"
+
+/* A task the last sweep could not switch. */
+struct kt_task {
+	int pid;
+	int reason;			/* enum klp_block_reason, or KT_BLOCK_UNKNOWN */
+	char comm[KLP_COMM_LEN];
+	char func[KLP_FUNC_LEN];	/* the function on its stack; "" if none known */
+};
+
+struct kt_tr {
+	const char *core;		/* KT_CORE_KLP or KT_CORE_LIVEPATCH */
+	char patch[KLP_NAME_LEN];
+	int target;			/* 1 enabling, 0 disabling */
+	unsigned long long started_ns;	/* CLOCK_REALTIME */
+	bool start_seen;		/* started_ns is when klptop first saw it */
+	unsigned int sweep;		/* sweeps so far (klp; 0 for the builtin) */
+	unsigned int pending;		/* tasks not switched yet */
+	unsigned int total;		/* of tasks */
+	unsigned int task_sweep;	/* the sweep the tasks are from */
+	struct kt_task *tasks;		/* the tasks that hold it back */
+	size_t nr_tasks;
+	bool seen;			/* by the current scan of its source */
+};
+
+struct kt_trset {
+	struct kt_tr **trs;
+	size_t nr;
+	const char *livepatch_root;	/* NULL: KT_LIVEPATCH_ROOT */
+	const char *proc_root;		/* NULL: KT_PROC_ROOT */
+	bool no_builtin;		/* never look at the builtin's */
+};
+
+struct klp_snapshot;
+struct strbuf;
+
+const char *kt_block_reason_name(int reason);
+const char *kt_tr_action_name(int action);
+struct kt_tr *kt_tr_find(struct kt_trset *s, const char *core,
+			 const char *patch, bool create);
+void kt_tr_drop(struct kt_trset *s, struct kt_tr *tr);
+void kt_tr_add_task(struct kt_tr *tr, int pid, const char *comm,
+		    const char *func, int reason);
+void kt_tr_from_snapshot(struct kt_trset *s, const struct klp_snapshot *snap);
+int kt_tr_event(struct kt_trset *s, const struct klp_transition_event *e,
+		bool fresh);
+unsigned long long kt_tr_realtime_ns(void);
+void kt_tr_free(struct kt_trset *s);
+
+/* The builtin livepatch's transitions, read again; 0 or -errno. */
+int kt_tr_builtin_scan(struct kt_trset *s);
+
+/*
+ * klptop's lines (screen) and its "transitions_in_progress" (JSON): the
+ * transitions of patches that match patch (a shell pattern; NULL: all)
+ */
+struct kt_frame;
+void kt_tr_add_lines(const struct kt_trset *s, const char *patch,
+		     unsigned long long now_ns, int max_tasks,
+		     struct kt_frame *f);
+void kt_tr_json(struct strbuf *b, const struct kt_trset *s, const char *patch,
+		unsigned long long now_ns);
+
+#endif /* _KLP_TRANSITION_H */

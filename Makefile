@@ -90,7 +90,7 @@ $(BPF_OUT)/%.skel.h: $(BPF_OUT)/%.bpf.o
 # and the libraries it needs (<tool>_PKGS).  Header dependencies come from
 # the compiler (-MMD), so a change rebuilds only what includes it.
 klptop_ROOMS := klptop_model klptop_events klptop_counters klptop_attach \
-	klptop_screen klptop_json
+	klptop_screen klptop_json source_livepatch
 klptop_LIBS := snapshot json strbuf
 klptop_PKGS := libbpf
 klp-exporter_ROOMS := klptop_model klptop_events klptop_counters klptop_attach \
@@ -111,6 +111,8 @@ $(BIN)/%: $(OUT)/obj/%.o $$(addprefix $(OUT)/obj/,$$(addsuffix .o,$$($$*_ROOMS))
 
 # rooms that include another tool's skeleton
 $(OUT)/obj/klptop_attach.o: $(BPF_OUT)/klptop.skel.h
+$(OUT)/obj/source_livepatch.o: $(BPF_OUT)/livepatch.skel.h
+$(BPF_OUT)/livepatch.bpf.o: include/klp/livepatch_source.h
 
 -include $(wildcard $(OUT)/obj/*.d)
 

@@ -26,6 +26,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "klptop.h"
+#include "source_livepatch.h"
 #include "strbuf.h"
 
 /* Terminal keys: on only for a foreground process on a terminal. */
@@ -45,6 +46,7 @@ struct klptop {
 	struct kt_log log;
 	struct kt_counters counters;
 	struct kt_bpf bpf;
+	struct lp_source lp;		/* the kernel's builtin livepatch */
 	unsigned long long last_tick_ns;
 	unsigned long long lost_events_seen;
 	struct kt_keys keys;
@@ -291,8 +293,11 @@ static int refresh(struct klptop *k, unsigned long long tick, bool show)
 	}
 
 	err = kt_counters_update(&k->counters, &k->model);
+	if (!err)
+		err = lp_source_update(&k->lp, &k->model);
 	if (err)
 		return err;	/* it said why */
+	tot.lost_hits += lp_source_lost_hits(&k->lp);
 	tot.hits = k->counters.interval_unknown;
 	for (i = 0; i < k->model.nr_fns; i++) {
 		struct kt_fn *fn = k->model.fns[i];
@@ -428,6 +433,10 @@ int main(int argc, char **argv)
 	err = bpf_setup(k);
 	if (!err)
 		err = kt_model_resync(&k->model);
+	if (!err)
+		err = lp_source_open(&k->lp);
+	if (!err)
+		err = lp_source_update(&k->lp, &k->model);
 	if (!err) {
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
@@ -436,6 +445,7 @@ int main(int argc, char **argv)
 	}
 
 	keys_restore();
+	lp_source_close(&k->lp);
 	kt_bpf_detach(&k->bpf);
 	kt_counters_free(&k->counters);
 	kt_model_free(&k->model);

@@ -200,7 +200,7 @@ static void print_rows(const struct kt_view *v, const struct kt_model *m)
 
 	n = kt_select_rows(v, m, &rows);
 	col_widths(rows, n, w);
-	printf("%-*s %-*s %-*s %5s %-*s %10s %10s %12s\n",
+	printf("%-9s %-*s %-*s %-*s %5s %-*s %10s %10s %12s\n", "CORE",
 	       w[COL_OBJECT], "OBJECT", w[COL_FUNCTION], "FUNCTION",
 	       w[COL_WINNER], "WINNER", "DEPTH", w[COL_BELOW], "STACK BELOW",
 	       "HITS", "HITS/s", "TOTAL");
@@ -208,7 +208,8 @@ static void print_rows(const struct kt_view *v, const struct kt_model *m)
 		struct kt_fn *fn = rows[r];
 
 		stack_below(fn, below, sizeof(below));
-		printf("%-*s %-*s %-*s %5u %-*s %10llu %10.1f %12llu\n",
+		printf("%-9s %-*s %-*s %-*s %5u %-*s %10llu %10.1f %12llu\n",
+		       kt_core_names[kt_fn_core(fn)],
 		       w[COL_OBJECT], fit(fn->object, w[COL_OBJECT],
 					  cut[COL_OBJECT], sizeof(cut[0])),
 		       w[COL_FUNCTION], fit(fn->name, w[COL_FUNCTION],

@@ -95,7 +95,7 @@ klptop_LIBS := snapshot json strbuf
 klptop_PKGS := libbpf
 klp-exporter_ROOMS := klptop_model klptop_events klptop_counters klptop_attach \
 	klp-exporter_metrics klp-exporter_http klp-exporter_textfile \
-	klp-exporter_options
+	klp-exporter_options source_livepatch
 klp-exporter_LIBS := snapshot strbuf
 klp-exporter_PKGS := libbpf libmicrohttpd
 klp-trace_ROOMS := klp-trace_format klp-trace_instance

@@ -45,6 +45,8 @@ struct klp_lp_rec recs[KLP_LP_MAX_RECS];
 __u32 nr_recs;
 __u32 walk_status;		/* enum klp_lp_walk_status */
 __u64 lp_lost_hits;		/* a slot or a CPU beyond the array */
+__u32 nr_ops;			/* klp_ops of the last walk */
+__u64 dbg_first;
 
 struct walk {
 	struct list_head *head;		/* &klp_ops */
@@ -168,7 +170,9 @@ int lp_walk(void *ctx)
 		walk_status = KLP_LP_WALK_FAULT;
 		return 0;
 	}
+	dbg_first = (__u64)read_ptr(&w.head->next);
 	bpf_loop(KLP_LP_MAX_STEPS, walk_step, &w, 0);
+	nr_ops = w.ops;
 	return 0;
 }
 

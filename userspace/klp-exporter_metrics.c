@@ -250,7 +250,8 @@ void ex_count_redirects(struct ex_totals *t, struct kt_model *m,
 				continue;
 			}
 			put_labels(&key, "object", fn->object, "function",
-				   fn->name, "patch", f->patch->name, NULL);
+				   fn->name, "patch", f->patch->name, "core",
+				   kt_core_names[f->patch->core], NULL);
 			f->priv = family_add(&t->redirects, &key,
 					     f->hits_interval);
 		}
@@ -327,7 +328,7 @@ static void render_model(struct strbuf *b, enum ex_format fmt,
 
 		sb_puts(b, "klp_patch_info{");
 		put_labels(b, "patch", p->name, "srcversion", p->srcversion,
-			   "cve", p->cve, NULL);
+			   "cve", p->cve, "core", kt_core_names[p->core], NULL);
 		sb_puts(b, "}");
 		put_value_line(b, 1);
 	}
@@ -335,7 +336,8 @@ static void render_model(struct strbuf *b, enum ex_format fmt,
 	       "1 if the patch is enabled, 0 if not");
 	for (i = 0; i < m->nr_patches; i++) {
 		sb_puts(b, "klp_patch_enabled{");
-		put_labels(b, "patch", m->patches[i]->name, NULL);
+		put_labels(b, "patch", m->patches[i]->name, "core",
+			   kt_core_names[m->patches[i]->core], NULL);
 		sb_puts(b, "}");
 		put_value_line(b, m->patches[i]->enabled);
 	}
@@ -359,7 +361,8 @@ static void render_model(struct strbuf *b, enum ex_format fmt,
 		for (j = 0; j < fn->depth; j++) {
 			sb_puts(b, "klp_func_winner{");
 			put_labels(b, "object", fn->object, "function", fn->name,
-				   "patch", fn->stack[j]->patch->name, NULL);
+				   "patch", fn->stack[j]->patch->name, "core",
+				   kt_core_names[fn->stack[j]->patch->core], NULL);
 			sb_puts(b, "}");
 			put_value_line(b, j == 0);
 		}
@@ -369,7 +372,8 @@ static void render_model(struct strbuf *b, enum ex_format fmt,
 	for (i = 0; i < m->nr_fns; i++) {
 		sb_puts(b, "klp_func_stack_depth{");
 		put_labels(b, "object", m->fns[i]->object, "function",
-			   m->fns[i]->name, NULL);
+			   m->fns[i]->name, "core",
+			   kt_core_names[kt_fn_core(m->fns[i])], NULL);
 		sb_puts(b, "}");
 		put_value_line(b, m->fns[i]->depth);
 	}

@@ -47,6 +47,16 @@ __u32 walk_status;		/* enum klp_lp_walk_status */
 __u64 lp_lost_hits;		/* a slot or a CPU beyond the array */
 __u32 nr_ops;			/* klp_ops of the last walk */
 __u64 dbg_first;
+__u64 lp_lost_events;		/* ring buffer full */
+
+/* The builtin's transition state (kernel/livepatch/transition.c). */
+const volatile __u64 klp_transition_patch_addr;	/* struct klp_patch ** */
+const volatile __u64 klp_target_state_addr;	/* int * */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 * 1024);
+} lp_events SEC(".maps");
 
 struct walk {
 	struct list_head *head;		/* &klp_ops */
@@ -173,6 +183,102 @@ int lp_walk(void *ctx)
 	dbg_first = (__u64)read_ptr(&w.head->next);
 	bpf_loop(KLP_LP_MAX_STEPS, walk_step, &w, 0);
 	nr_ops = w.ops;
+	return 0;
+}
+
+/*
+ * Events of the builtin's patches, from its own functions: one struct
+ * klp_transition_event each (KLP_EV_TRANSITION: target in depth, the
+ * enum klp_transition_action in ret; KLP_EV_PATCH_ENABLE/DISABLE at the
+ * end of a transition, ret the error of a failed enable).  The builtin
+ * has no sequence numbers: seq is 0, the ring buffer keeps the order.
+ */
+static __always_inline void emit(struct klp_patch *patch, __u32 type,
+				 int target, int ret)
+{
+	struct klp_transition_event *e;
+	struct module *mod;
+
+	e = bpf_ringbuf_reserve(&lp_events, sizeof(*e), 0);
+	if (!e) {
+		__sync_fetch_and_add(&lp_lost_events, 1);
+		return;
+	}
+	e->ts_ns = bpf_ktime_get_ns();
+	e->seq = 0;
+	e->type = type;
+	e->ret = ret;
+	e->old_addr = 0;
+	e->id = 0;
+	e->depth = target;
+	e->winner_id = 0;
+	e->cause = target == 1 ? KLP_CAUSE_ENABLE : KLP_CAUSE_DISABLE;
+	e->pending = 0;
+	e->total = 0;
+	e->pid = 0;
+	e->patch[0] = '\0';
+	e->object[0] = '\0';
+	e->winner[0] = '\0';
+	e->func[0] = '\0';
+	e->comm[0] = '\0';
+	mod = patch ? BPF_CORE_READ(patch, mod) : NULL;
+	if (mod && bpf_core_read_str(e->patch, sizeof(e->patch), &mod->name) < 0)
+		e->patch[0] = '\0';
+	bpf_ringbuf_submit(e, 0);
+}
+
+static __always_inline struct klp_patch *tr_patch(void)
+{
+	return read_ptr((void *)klp_transition_patch_addr);
+}
+
+static __always_inline int tr_target(void)
+{
+	int t = -1;
+
+	bpf_probe_read_kernel(&t, sizeof(t), (void *)klp_target_state_addr);
+	return t;
+}
+
+SEC("fentry/klp_init_transition")
+int BPF_PROG(lp_init_transition, struct klp_patch *patch, int state)
+{
+	emit(patch, KLP_EV_TRANSITION, state, KLP_TR_START);
+	return 0;
+}
+
+SEC("fentry/klp_complete_transition")
+int BPF_PROG(lp_complete_transition)
+{
+	struct klp_patch *patch = tr_patch();
+	int target = tr_target();
+
+	emit(patch, KLP_EV_TRANSITION, target, KLP_TR_COMPLETE);
+	emit(patch, target == 1 ? KLP_EV_PATCH_ENABLE : KLP_EV_PATCH_DISABLE,
+	     target, 0);
+	return 0;
+}
+
+SEC("fentry/klp_reverse_transition")
+int BPF_PROG(lp_reverse_transition)
+{
+	/* the target it flips to */
+	emit(tr_patch(), KLP_EV_TRANSITION, !tr_target(), KLP_TR_REVERSED);
+	return 0;
+}
+
+SEC("fentry/klp_force_transition")
+int BPF_PROG(lp_force_transition)
+{
+	emit(tr_patch(), KLP_EV_TRANSITION, tr_target(), KLP_TR_FORCED);
+	return 0;
+}
+
+SEC("fexit/klp_enable_patch")
+int BPF_PROG(lp_enable_patch, struct klp_patch *patch, int ret)
+{
+	if (ret)	/* refused before any transition began */
+		emit(patch, KLP_EV_PATCH_ENABLE, 1, ret);
 	return 0;
 }
 

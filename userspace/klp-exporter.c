@@ -263,7 +263,7 @@ static void update(struct klp_exporter *x)
 		lp_source_open(&x->lp);
 	}
 	if (!err)
-		err = lp_source_update(&x->lp, &x->model);
+		err = lp_source_update(&x->lp, &x->model, &x->log);
 	if (!err)
 		ex_count_redirects(&x->totals, &x->model,
 				   x->counters.interval_unknown);

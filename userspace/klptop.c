@@ -294,10 +294,11 @@ static int refresh(struct klptop *k, unsigned long long tick, bool show)
 
 	err = kt_counters_update(&k->counters, &k->model);
 	if (!err)
-		err = lp_source_update(&k->lp, &k->model);
+		err = lp_source_update(&k->lp, &k->model, &k->log);
 	if (err)
 		return err;	/* it said why */
 	tot.lost_hits += lp_source_lost_hits(&k->lp);
+	tot.lost_events += lp_source_lost_events(&k->lp);
 	tot.hits = k->counters.interval_unknown;
 	for (i = 0; i < k->model.nr_fns; i++) {
 		struct kt_fn *fn = k->model.fns[i];
@@ -436,7 +437,7 @@ int main(int argc, char **argv)
 	if (!err)
 		err = lp_source_open(&k->lp);
 	if (!err)
-		err = lp_source_update(&k->lp, &k->model);
+		err = lp_source_update(&k->lp, &k->model, &k->log);
 	if (!err) {
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);

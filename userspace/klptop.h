@@ -164,6 +164,8 @@ struct kt_log {
 void kt_event_apply(struct kt_model *m, struct kt_log *log,
 		    const struct klp_transition_event *e);
 void kt_event_terminate(struct klp_transition_event *e);
+void kt_log_builtin_event(struct kt_log *log,
+			  const struct klp_transition_event *e);
 const char *kt_event_name(unsigned int type);
 const char *kt_cause_name(int cause);
 

@@ -24,6 +24,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "source_livepatch.h"
@@ -170,8 +172,8 @@ static void read_sysfs(struct kt_model *m)
 	closedir(d);
 }
 
-/* The address of the builtin's klp_ops list (a data symbol), or 0. */
-static unsigned long long find_klp_ops(void)
+/* The address of a data symbol of the kernel's own, or 0. */
+static unsigned long long find_data_sym(const char *want)
 {
 	unsigned long long addr, found = 0;
 	char line[512], type, name[256];
@@ -185,7 +187,7 @@ static unsigned long long find_klp_ops(void)
 		if (strchr(line, '['))
 			continue;	/* a module's */
 		if ((type == 'd' || type == 'D' || type == 'b' || type == 'B') &&
-		    !strcmp(name, "klp_ops")) {
+		    !strcmp(name, want)) {
 			found = addr;
 			break;
 		}
@@ -193,6 +195,8 @@ static unsigned long long find_klp_ops(void)
 	fclose(f);
 	return found;
 }
+
+static int attach_events(struct lp_source *s);
 
 static int say(const char *what, int err)
 {
@@ -218,7 +222,7 @@ int lp_source_open(struct lp_source *s)
 
 	if (access(LP_SYSFS_ROOT, F_OK))
 		return 0;
-	ops = find_klp_ops();
+	ops = find_data_sym("klp_ops");
 	if (!ops) {
 		fprintf(stderr, "%s: builtin livepatch: klp_ops not in /proc/kallsyms (needs CONFIG_KALLSYMS_ALL and root): its func_stacks cannot be read\n",
 			program_invocation_short_name);
@@ -232,6 +236,10 @@ int lp_source_open(struct lp_source *s)
 		return say("open its BPF object", errno ? -errno : -EINVAL);
 	s->skel->rodata->nr_cpus = s->ncpus;
 	s->skel->rodata->klp_ops_addr = ops;
+	s->skel->rodata->klp_transition_patch_addr =
+		find_data_sym("klp_transition_patch");
+	s->skel->rodata->klp_target_state_addr =
+		find_data_sym("klp_target_state");
 	err = bpf_map__set_max_entries(s->skel->maps.lp_hits,
 				       (__u32)s->ncpus * KLP_LP_MAX_KEYS);
 	if (!err)
@@ -248,11 +256,47 @@ int lp_source_open(struct lp_source *s)
 		goto fail;
 	}
 	s->hits = hits;
+	err = attach_events(s);
+	if (err)
+		goto fail;
 	s->present = true;
 	return 0;
 fail:
 	lp_source_close(s);
 	return err;
+}
+
+static int on_lp_event(void *ctx, void *data, size_t size)
+{
+	struct lp_source *s = ctx;
+
+	if (size >= sizeof(struct klp_transition_event) && s->log)
+		kt_log_builtin_event(s->log, data);
+	return 0;
+}
+
+/* The programs on the builtin's own functions, and their ring buffer. */
+static int attach_events(struct lp_source *s)
+{
+	struct bpf_program *progs[] = {
+		s->skel->progs.lp_init_transition,
+		s->skel->progs.lp_complete_transition,
+		s->skel->progs.lp_reverse_transition,
+		s->skel->progs.lp_force_transition,
+		s->skel->progs.lp_enable_patch,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		s->ev_links[i] = bpf_program__attach(progs[i]);
+		if (!s->ev_links[i])
+			return say("attach to its own functions", -errno);
+	}
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.lp_events),
+				 on_lp_event, s, NULL);
+	if (!s->rb)
+		return say("set up its ring buffer", errno ? -errno : -EINVAL);
+	return 0;
 }
 
 /* One walk of the builtin's func_stacks; 0 when it reached the end. */
@@ -304,11 +348,58 @@ static unsigned long long slot_sum(const struct lp_source *s, unsigned int slot)
 	return sum;
 }
 
+/* The kprobe PMU's perf type, or -errno. */
+static int kprobe_pmu_type(void)
+{
+	char buf[16];
+	int fd, err;
+
+	fd = open("/sys/bus/event_source/devices/kprobe", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = read_line_at(fd, "type", buf, sizeof(buf));
+	close(fd);
+	return err ? err : atoi(buf);
+}
+
+/*
+ * A kprobe at an address, the program attached with cookie: by address,
+ * as two patches' new functions may share a name (libbpf 1.1's kprobe
+ * takes a symbol).  perf_event_attr's kprobe_addr, with no kprobe_func.
+ */
+static struct bpf_link *attach_at(struct bpf_program *prog,
+				  unsigned long long addr,
+				  unsigned long long cookie)
+{
+	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = cookie);
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.kprobe_addr = addr,
+	};
+	struct bpf_link *link;
+	int type = kprobe_pmu_type(), pfd, err;
+
+	if (type < 0) {
+		errno = -type;
+		return NULL;
+	}
+	attr.type = type;
+	pfd = syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (pfd < 0)
+		return NULL;
+	link = bpf_program__attach_perf_event_opts(prog, pfd, &opts);
+	if (!link) {
+		err = errno;
+		close(pfd);
+		errno = err;
+	}
+	return link;	/* owns pfd: destroying the link closes it */
+}
+
 /* A new probe on r's new function, counting into a free slot. */
 static struct lp_probe *probe_add(struct lp_source *s,
 				  const struct klp_lp_rec *r, const char *name)
 {
-	LIBBPF_OPTS(bpf_kprobe_opts, opts);
 	struct lp_probe *pr;
 	unsigned int slot;
 
@@ -327,10 +418,7 @@ static struct lp_probe *probe_add(struct lp_source *s,
 	s->slot_used[slot] = true;
 	/* the slot only grows (a probe before may have used it) */
 	pr->last = slot_sum(s, slot);
-	opts.offset = r->new_func;	/* with no name: the address */
-	opts.bpf_cookie = slot;
-	pr->link = bpf_program__attach_kprobe_opts(s->skel->progs.lp_count,
-						   NULL, &opts);
+	pr->link = attach_at(s->skel->progs.lp_count, r->new_func, slot);
 	if (!pr->link) {
 		fprintf(stderr, "%s: builtin livepatch: cannot count the calls of %s's %s (a kprobe at 0x%llx): %s\n",
 			program_invocation_short_name, r->patch, name,
@@ -433,20 +521,26 @@ static void count(struct lp_source *s, struct kt_model *m)
  * lp_source_update() - the builtin livepatch's patches, stacks and calls
  * into the model
  * @s: opened
- * @m: the model; after klp's counters were read (kt_counters_update()
- *     starts every interval's count at 0)
+ * @m:   the model; after klp's counters were read (kt_counters_update()
+ *       starts every interval's count at 0)
+ * @log: gains a line per event of the builtin's patches, in order
  *
  * Returns 0, or -errno after saying why (the walk failed LP_WALK_TRIES
  * times in a row on three updates running: the builtin's stacks would be
  * wrong, not just late).
  */
-int lp_source_update(struct lp_source *s, struct kt_model *m)
+int lp_source_update(struct lp_source *s, struct kt_model *m,
+		     struct kt_log *log)
 {
 	size_t i;
 	int err;
 
 	if (!s->present)
 		return 0;
+	s->log = log;
+	err = ring_buffer__consume(s->rb);
+	if (err < 0)
+		return say("read its ring buffer", err);
 	err = walk(s);
 	if (err == -EAGAIN && ++s->walk_failures < 3) {
 		count(s, m);	/* the stacks as the last walk saw them */
@@ -467,6 +561,12 @@ int lp_source_update(struct lp_source *s, struct kt_model *m)
 	return 0;
 }
 
+unsigned long long lp_source_lost_events(const struct lp_source *s)
+{
+	return s->skel ? __atomic_load_n(&s->skel->bss->lp_lost_events,
+					 __ATOMIC_RELAXED) : 0;
+}
+
 unsigned long long lp_source_lost_hits(const struct lp_source *s)
 {
 	return s->skel ? __atomic_load_n(&s->skel->bss->lp_lost_hits,
@@ -482,6 +582,9 @@ void lp_source_close(struct lp_source *s)
 		free(s->probes[i]);
 	}
 	free(s->probes);
+	ring_buffer__free(s->rb);
+	for (i = 0; i < LP_NR_EVENT_PROGS; i++)
+		bpf_link__destroy(s->ev_links[i]);
 	if (s->hits)
 		munmap((void *)s->hits, s->hits_len);
 	livepatch_bpf__destroy(s->skel);

@@ -23,6 +23,9 @@
 
 struct livepatch_bpf;
 struct bpf_link;
+struct ring_buffer;
+
+#define LP_NR_EVENT_PROGS	5	/* on the builtin's own functions */
 
 /* One builtin func seen on a func_stack, and the probe that counts it. */
 struct lp_probe {
@@ -46,13 +49,18 @@ struct lp_source {
 	struct lp_probe **probes;
 	size_t nr_probes;
 	bool slot_used[KLP_LP_MAX_KEYS];
+	struct bpf_link *ev_links[LP_NR_EVENT_PROGS];
+	struct ring_buffer *rb;		/* its events */
+	struct kt_log *log;		/* where they go (the update's) */
 	unsigned int walk_failures;	/* walks in a row that did not end */
 	bool said_truncated;
 };
 
 int lp_source_open(struct lp_source *s);
-int lp_source_update(struct lp_source *s, struct kt_model *m);
+int lp_source_update(struct lp_source *s, struct kt_model *m,
+		     struct kt_log *log);
 unsigned long long lp_source_lost_hits(const struct lp_source *s);
+unsigned long long lp_source_lost_events(const struct lp_source *s);
 void lp_source_close(struct lp_source *s);
 
 #endif /* _KLP_SOURCE_LIVEPATCH_H */

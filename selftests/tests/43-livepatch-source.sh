@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # klp-accel: tcg,thread=single
-# klp-min-results: 24
+# klp-min-results: 25
 # Single-threaded TCG: the builtin livepatch's enables and disables
 # rewrite call sites while the other CPU runs (on 6.12 every
 # cond_resched() one, sched_dynamic_klp_enable()), which multi-threaded
@@ -144,6 +144,17 @@ check "its transition completes, the patch is freed" wait_until 10 eval "[ ! -e 
 line=$(kt_next) || bail "klptop goes on"
 assert_eq "no builtin row left; klp's stays" "klp_target_a klp_target_b" \
 	"$(jq -r '[.rows[].function] | sort | join(" ")' <<< "$line")"
+
+# the builtin's events, from BPF on its own functions, in order
+b2=klp_test_builtin2
+assert_eq "klp_test_builtin2's events in the JSON, in order, with klp's causes" \
+"transition enable patch $b2 (livepatch) enabling: transition started
+transition enable patch $b2 (livepatch) enabling: transition complete
+enable enable patch $b2 (livepatch) enabled
+transition disable patch $b2 (livepatch) disabling: transition started
+transition disable patch $b2 (livepatch) disabling: transition complete
+disable disable patch $b2 (livepatch) disabled" \
+	"$(jq -r --arg p $b2 '.transitions[] | select(.patch == $p) | "\(.event) \(.cause) \(.text)"' "$KT_JSON")"
 
 kill "$KT_PID"
 wait "$KT_PID"

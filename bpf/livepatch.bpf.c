@@ -47,6 +47,8 @@ __u32 walk_status;		/* enum klp_lp_walk_status */
 __u64 lp_lost_hits;		/* a slot or a CPU beyond the array */
 __u32 nr_ops;			/* klp_ops of the last walk */
 __u64 dbg_first;
+__u64 dbg_raw[8];
+__u64 dbg_off;
 __u64 lp_lost_events;		/* ring buffer full */
 
 /* The builtin's transition state (kernel/livepatch/transition.c). */
@@ -181,6 +183,8 @@ int lp_walk(void *ctx)
 		return 0;
 	}
 	dbg_first = (__u64)read_ptr(&w.head->next);
+	bpf_probe_read_kernel(dbg_raw, sizeof(dbg_raw), (void *)dbg_first);
+	dbg_off = bpf_core_field_offset(struct klp_ops, func_stack);
 	bpf_loop(KLP_LP_MAX_STEPS, walk_step, &w, 0);
 	nr_ops = w.ops;
 	return 0;

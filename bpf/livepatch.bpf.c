@@ -46,9 +46,12 @@ __u32 nr_recs;
 __u32 walk_status;		/* enum klp_lp_walk_status */
 __u64 lp_lost_hits;		/* a slot or a CPU beyond the array */
 __u32 nr_ops;			/* klp_ops of the last walk */
-__u64 dbg_first;
-__u64 dbg_raw[8];
-__u64 dbg_off;
+/*
+ * Always 0, but a map value to the verifier: kernels before 6.8 verify a
+ * bpf_loop() callback once, with the state of its first call, and would
+ * drop as dead the branch a constant NULL fnode never takes.
+ */
+__u64 lp_unknown_zero;
 __u64 lp_lost_events;		/* ring buffer full */
 
 /* The builtin's transition state (kernel/livepatch/transition.c). */
@@ -174,6 +177,9 @@ int lp_walk(void *ctx)
 	struct walk w = {
 		.head = (struct list_head *)klp_ops_addr,
 		.ops_node = (struct list_head *)klp_ops_addr,
+		.fnode = (struct list_head *)lp_unknown_zero,
+		.ops = (__u32)lp_unknown_zero,
+		.pos = (__u32)lp_unknown_zero,
 	};
 
 	nr_recs = 0;
@@ -182,9 +188,6 @@ int lp_walk(void *ctx)
 		walk_status = KLP_LP_WALK_FAULT;
 		return 0;
 	}
-	dbg_first = (__u64)read_ptr(&w.head->next);
-	bpf_probe_read_kernel(dbg_raw, sizeof(dbg_raw), (void *)dbg_first);
-	dbg_off = bpf_core_field_offset(struct klp_ops, func_stack);
 	bpf_loop(KLP_LP_MAX_STEPS, walk_step, &w, 0);
 	nr_ops = w.ops;
 	return 0;

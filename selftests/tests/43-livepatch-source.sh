@@ -52,7 +52,7 @@ row() {
 # totals LINE FUNC: "patch:core:hits_total" of each func of FUNC, by patch
 totals() {
 	jq -r --arg f "$2" '.rows[] | select(.function == $f) | .funcs[] |
-		"\(.patch):\(.core):\(.hits_total)"' <<< "$1" | sort | paste -sd' ' -
+		"\(.patch):\(.core):\(.hits_total)"' <<< "$1" | LC_ALL=C sort | paste -sd' ' -
 }
 
 builtin_settled() {	# builtin_settled PATCH: no transition, or freed
@@ -108,7 +108,7 @@ line=$(kt_next) || bail "klptop goes on"
 b1=$(jq -r '.rows[] | select(.function == "klp_target_c") | .funcs[] | select(.patch == "klp_test_builtin") | .hits_total' <<< "$before")
 b2=$(jq -r '.rows[] | select(.function == "klp_target_c") | .funcs[] | select(.patch == "klp_test_builtin2") | .hits_total' <<< "$before")
 assert_eq "exactly the calls on the winner's pair, none below" \
-	"klp_test_builtin:livepatch:$b1 klp_test_builtin2:livepatch:$((b2 + N * NCPU))" \
+	"klp_test_builtin2:livepatch:$((b2 + N * NCPU)) klp_test_builtin:livepatch:$b1" \
 	"$(totals "$line" klp_target_c)"
 a1=$(jq -r '.rows[] | select(.function == "klp_target_a") | .hits_total' <<< "$line")
 assert_eq "klp_target_a: klp_test_p1's value" 1001 "$(target_call a 5)"

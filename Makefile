@@ -104,13 +104,13 @@ $(BPF_OUT)/%.skel.h: $(BPF_OUT)/%.bpf.o
 # the compiler (-MMD), so a change rebuilds only what includes it.
 klptop_ROOMS := klptop_model klptop_events klptop_counters klptop_attach \
 	klptop_screen klptop_tty klptop_keys klptop_json transition_model \
-	transition_builtin transition_show
+	transition_builtin transition_show source_livepatch
 klptop_LIBS := snapshot json strbuf
 klptop_PKGS := libbpf
 klp-exporter_ROOMS := klptop_model klptop_events klptop_counters klptop_attach \
 	transition_model transition_builtin \
 	klp-exporter_metrics klp-exporter_http klp-exporter_textfile \
-	klp-exporter_options klp-exporter_self
+	klp-exporter_options klp-exporter_self source_livepatch
 klp-exporter_LIBS := snapshot strbuf
 klp-exporter_PKGS := libbpf libmicrohttpd
 klp-trace_ROOMS := klp-trace_format klp-trace_instance
@@ -126,6 +126,8 @@ $(BIN)/%: $(OUT)/obj/%.o $$(addprefix $(OUT)/obj/,$$(addsuffix .o,$$($$*_ROOMS))
 
 # rooms that include another tool's skeleton
 $(OUT)/obj/klptop_attach.o: $(BPF_OUT)/klptop.skel.h
+$(OUT)/obj/source_livepatch.o: $(BPF_OUT)/livepatch.skel.h
+$(BPF_OUT)/livepatch.bpf.o: include/klp/livepatch_source.h
 
 -include $(wildcard $(OUT)/obj/*.d)
 

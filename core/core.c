@@ -222,6 +222,7 @@ rollback:
 	/* No task switched: every object enabled so far goes back. */
 	klp_transition_abort();
 	klp_disable_patch_all(patch, KLP_CAUSE_ROLLBACK);
+	pr_notice("'%s': unpatching complete\n", klp_patch_name(patch));
 	return ret;
 }
 

@@ -258,7 +258,9 @@ static void klp_revert_going_object(struct klp_patch *patch,
 {
 	int ret;
 
-	klp_pre_unpatch_callback(obj, KLP_CAUSE_MODULE_GOING);
+	/* in transition: its pre_unpatch ran or runs with the transition's */
+	if (!klp_in_transition(patch))
+		klp_pre_unpatch_callback(obj, KLP_CAUSE_MODULE_GOING);
 	pr_notice("reverting patch '%s' on unloading module '%s'\n",
 		  klp_patch_name(patch), mod->name);
 	ret = klp_disable_object(obj, KLP_CAUSE_MODULE_GOING);

@@ -681,6 +681,8 @@ void klp_transition_abort(void)
 	pr_notice("'%s': canceling %s transition, going to unpatch\n",
 		  klp_patch_name(tr->patch),
 		  tr->target ? "patching" : "unpatching");
+	pr_notice("'%s': completing unpatching transition\n",
+		  klp_patch_name(tr->patch));
 	klp_stacks_transition(NULL, false);
 	klp_transition_teardown(tr);
 }
@@ -731,6 +733,8 @@ static void klp_transition_reverse(struct klp_transition *tr)
 			     tr->target, KLP_TR_REVERSED, tr->sweep,
 			     tr->total - tr->pending, tr->total);
 	cancel_delayed_work(&tr->sweep_work);
+	pr_notice("'%s': starting %s transition\n", klp_patch_name(tr->patch),
+		  tr->target ? "patching" : "unpatching");
 	klp_transition_try(tr);
 }
 

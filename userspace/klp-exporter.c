@@ -27,6 +27,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "klp-exporter.h"
+#include "source_livepatch.h"
 
 #define EX_RETRY_NS	(KT_NSEC_PER_SEC)	/* look for the core again */
 
@@ -40,6 +41,8 @@ struct klp_exporter {
 	struct kt_model model;
 	struct kt_log log;		/* the event applier's; not shown */
 	struct kt_counters counters;
+	struct lp_source lp;		/* the kernel's builtin livepatch */
+	bool lp_tried;
 	unsigned long long lost_events_seen, lost_hits_seen;
 	unsigned long long last_try_ns;
 	int last_err;			/* of the last attach; said once */
@@ -259,6 +262,12 @@ static void update_core(struct klp_exporter *x)
 		err = resync(x);
 	if (!err)
 		err = kt_counters_update(&x->counters, &x->model);
+	if (!err && !x->lp.present && !x->lp_tried) {
+		x->lp_tried = true;	/* said once if it fails */
+		lp_source_open(&x->lp);
+	}
+	if (!err)
+		err = lp_source_update(&x->lp, &x->model, &x->log);
 	if (!err)
 		ex_count_redirects(&x->totals, &x->model,
 				   x->counters.interval_unknown);
@@ -481,6 +490,7 @@ int main(int argc, char **argv)
 out:
 	ex_http_stop(x->http);
 	detach(x);
+	lp_source_close(&x->lp);
 	ex_totals_free(&x->totals);
 	sb_free(&x->text);
 	free(x);

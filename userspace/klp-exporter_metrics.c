@@ -253,7 +253,8 @@ void ex_count_redirects(struct ex_totals *t, struct kt_model *m,
 				continue;
 			}
 			ex_put_labels(&key, "object", fn->object, "function",
-				   fn->name, "patch", f->patch->name, NULL);
+				   fn->name, "patch", f->patch->name, "core",
+				   kt_core_names[f->patch->core], NULL);
 			f->priv = family_add(&t->redirects, &key,
 					     f->hits_interval);
 		}
@@ -338,7 +339,7 @@ static void render_model(struct strbuf *b, enum ex_format fmt,
 
 		sb_puts(b, "klp_patch_info{");
 		ex_put_labels(b, "patch", p->name, "srcversion", p->srcversion,
-			   "cve", p->cve, NULL);
+			   "cve", p->cve, "core", kt_core_names[p->core], NULL);
 		sb_puts(b, "}");
 		put_value_line(b, 1);
 	}
@@ -346,7 +347,8 @@ static void render_model(struct strbuf *b, enum ex_format fmt,
 	       "1 if the patch is enabled, 0 if not");
 	for (i = 0; i < m->nr_patches; i++) {
 		sb_puts(b, "klp_patch_enabled{");
-		ex_put_labels(b, "patch", m->patches[i]->name, NULL);
+		ex_put_labels(b, "patch", m->patches[i]->name, "core",
+			   kt_core_names[m->patches[i]->core], NULL);
 		sb_puts(b, "}");
 		put_value_line(b, m->patches[i]->enabled);
 	}
@@ -370,7 +372,8 @@ static void render_model(struct strbuf *b, enum ex_format fmt,
 		for (j = 0; j < fn->depth; j++) {
 			sb_puts(b, "klp_func_winner{");
 			ex_put_labels(b, "object", fn->object, "function", fn->name,
-				   "patch", fn->stack[j]->patch->name, NULL);
+				   "patch", fn->stack[j]->patch->name, "core",
+				   kt_core_names[fn->stack[j]->patch->core], NULL);
 			sb_puts(b, "}");
 			put_value_line(b, j == 0);
 		}
@@ -380,19 +383,20 @@ static void render_model(struct strbuf *b, enum ex_format fmt,
 	for (i = 0; i < m->nr_fns; i++) {
 		sb_puts(b, "klp_func_stack_depth{");
 		ex_put_labels(b, "object", m->fns[i]->object, "function",
-			   m->fns[i]->name, NULL);
+			   m->fns[i]->name, "core",
+			   kt_core_names[kt_fn_core(m->fns[i])], NULL);
 		sb_puts(b, "}");
 		put_value_line(b, m->fns[i]->depth);
 	}
 }
 
-static bool in_transition(const struct kt_trset *s, const char *patch)
+static bool in_transition(const struct kt_trset *s, const struct kt_patch *p)
 {
 	size_t i;
 
 	for (i = 0; i < s->nr; i++)
-		if (!strcmp(s->trs[i]->core, KT_CORE_KLP) &&
-		    !strcmp(s->trs[i]->patch, patch))
+		if (!strcmp(s->trs[i]->core, kt_core_names[p->core]) &&
+		    !strcmp(s->trs[i]->patch, p->name))
 			return true;
 	return false;
 }
@@ -460,15 +464,15 @@ static void render_transitions(struct strbuf *b, enum ex_format fmt,
 	       "1 while a transition of the patch runs (tasks left to switch), else 0");
 	for (i = 0; up && i < m->nr_patches; i++) {
 		sb_puts(b, "klp_transition_in_progress{");
-		ex_put_labels(b, "core", KT_CORE_KLP, "patch", m->patches[i]->name,
-			   NULL);
+		ex_put_labels(b, "core", kt_core_names[m->patches[i]->core],
+			      "patch", m->patches[i]->name, NULL);
 		sb_puts(b, "}");
-		put_value_line(b, in_transition(s, m->patches[i]->name));
+		put_value_line(b, in_transition(s, m->patches[i]));
 	}
 	for (i = 0; i < s->nr; i++) {
-		if (up && !strcmp(s->trs[i]->core, KT_CORE_KLP) &&
+		if (up &&
 		    kt_patch_find((struct kt_model *)m, s->trs[i]->patch, false))
-			continue;	/* above */
+			continue;	/* above, either core's */
 		tr_sample(b, "klp_transition_in_progress", s->trs[i], NULL);
 		put_value_line(b, 1);
 	}

@@ -25,6 +25,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "klptop.h"
+#include "source_livepatch.h"
 #include "strbuf.h"
 
 /* The whole of klptop's state, passed around. */
@@ -38,6 +39,7 @@ struct klptop {
 	struct kt_log log;
 	struct kt_counters counters;
 	struct kt_bpf bpf;
+	struct lp_source lp;		/* the kernel's builtin livepatch */
 	unsigned long long last_tick_ns;
 	unsigned long long lost_events_seen;
 	struct kt_tty tty;
@@ -250,8 +252,12 @@ static int refresh(struct klptop *k, unsigned long long tick, bool show)
 	kt_tr_builtin_scan(&k->model.trs);	/* none: nothing to show */
 
 	err = kt_counters_update(&k->counters, &k->model);
+	if (!err)
+		err = lp_source_update(&k->lp, &k->model, &k->log);
 	if (err)
 		return err;	/* it said why */
+	tot.lost_hits += lp_source_lost_hits(&k->lp);
+	tot.lost_events += lp_source_lost_events(&k->lp);
 	tot.hits = k->counters.interval_unknown;
 	for (i = 0; i < k->model.nr_fns; i++) {
 		struct kt_fn *fn = k->model.fns[i];
@@ -382,6 +388,10 @@ int main(int argc, char **argv)
 	err = bpf_setup(k);
 	if (!err)
 		err = kt_model_resync(&k->model);
+	if (!err)
+		err = lp_source_open(&k->lp);
+	if (!err)
+		err = lp_source_update(&k->lp, &k->model, &k->log);
 	if (!err) {
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
@@ -390,6 +400,7 @@ int main(int argc, char **argv)
 	}
 
 	kt_tty_restore();
+	lp_source_close(&k->lp);
 	kt_bpf_detach(&k->bpf);
 	kt_counters_free(&k->counters);
 	kt_model_free(&k->model);

@@ -56,8 +56,22 @@ extern const char *const kt_sort_names[KT_NR_SORTS];
 
 /* --- the model (klptop_model.c) ------------------------------------------ */
 
+/*
+ * The live patching core a patch runs on: each one is a source that feeds
+ * the model (klp: its events and state file; the kernel's builtin
+ * livepatch: userspace/source_livepatch.h).
+ */
+enum kt_core {
+	KT_CORE_KLP,
+	KT_CORE_LIVEPATCH,
+	KT_NR_CORES,
+};
+
+extern const char *const kt_core_names[KT_NR_CORES];
+
 struct kt_patch {
 	char name[KLP_NAME_LEN];
+	enum kt_core core;
 	bool enabled;
 	bool seen;		/* found by the current resync */
 	/* from the state file only: "" or 0 until a resync saw them */
@@ -78,6 +92,8 @@ struct kt_func {
 	unsigned long long hits_interval;
 	unsigned long long hits_total;
 	bool seen;
+	signed char obj_patched;	/* builtin: its object's sysfs "patched"
+					 * (-1: no such file, before 6.0) */
 	void *priv;		/* the tool's own (klp-exporter: its counter) */
 	char *json_head;	/* klptop --json: its unchanging start */
 };
@@ -125,6 +141,10 @@ int kt_stack_index(const struct kt_fn *fn, const struct kt_func *f);
 void kt_stack_push(struct kt_fn *fn, struct kt_func *f);
 void kt_stack_remove(struct kt_fn *fn, struct kt_func *f);
 int kt_model_resync(struct kt_model *m);
+void kt_model_unsee(struct kt_model *m, enum kt_core core);
+void kt_model_sweep(struct kt_model *m, enum kt_core core);
+void kt_stack_append(struct kt_fn *fn, struct kt_func *f);
+enum kt_core kt_fn_core(const struct kt_fn *fn);
 void kt_model_count(const struct kt_model *m, unsigned int *enabled,
 		    unsigned int *disabled, unsigned int *patched_fns);
 unsigned int kt_model_replaced(const struct kt_model *m);
@@ -154,6 +174,8 @@ struct kt_log {
 void kt_event_apply(struct kt_model *m, struct kt_log *log,
 		    const struct klp_transition_event *e);
 void kt_event_terminate(struct klp_transition_event *e);
+void kt_log_builtin_event(struct kt_log *log,
+			  const struct klp_transition_event *e);
 const char *kt_event_name(unsigned int type);
 const char *kt_cause_name(int cause);
 

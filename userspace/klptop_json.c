@@ -75,6 +75,12 @@ static void json_func(struct strbuf *b, const struct kt_fn *fn,
 	if (!*first)
 		sb_lit(b, ",");
 	put_cached(b, &f->json_head, func_head, f);
+	json_key(b, "core");
+	json_str(b, kt_core_names[f->patch->core]);
+	if (f->patch->core == KT_CORE_LIVEPATCH && f->obj_patched >= 0) {
+		json_key(b, "patched");	/* its object's, in the builtin's sysfs */
+		sb_puts(b, f->obj_patched ? "true" : "false");
+	}
 	json_ull(b, "id", f->id);
 	json_ull(b, "pos", pos + 1);	/* -1 off the stack: 0 */
 	json_ull(b, "hits_interval", f->hits_interval);
@@ -99,6 +105,8 @@ static void json_row(struct strbuf *b, struct kt_fn *fn)
 	bool first;
 
 	put_cached(b, &fn->json_head, row_head, fn);
+	json_key(b, "core");
+	json_str(b, kt_core_names[kt_fn_core(fn)]);
 	json_key(b, "old_addr");
 	sb_lit(b, "\"0x");
 	sb_put_hex(b, fn->old_addr);

@@ -39,6 +39,11 @@ void *kt_realloc(void *p, size_t n, size_t size)
 	return r;
 }
 
+const char *const kt_core_names[KT_NR_CORES] = {
+	[KT_CORE_KLP] = "klp",
+	[KT_CORE_LIVEPATCH] = "livepatch",
+};
+
 void kt_copy_name(char *dst, size_t size, const char *src)
 {
 	snprintf(dst, size, "%.*s", (int)size - 1, src);
@@ -166,7 +171,8 @@ static void free_func(struct kt_model *m, struct kt_func *f)
  * @m:  the model
  * @p:  the patch
  * @fn: the function
- * @id: the core's func id (< KLP_MAX_HIT_KEYS)
+ * @id: the core's func id (< KLP_MAX_HIT_KEYS); 0 for a func of another
+ *      core, which klp's counters do not count
  *
  * Ids are unique among registered funcs, so a different func holding @id
  * belongs to a patch that was unregistered: it goes.
@@ -198,6 +204,8 @@ struct kt_func *kt_func_bind(struct kt_model *m, struct kt_patch *p,
 			m->by_id[f->id] = NULL;
 		f->id = id;
 	}
+	if (!id)
+		return f;	/* no klp id: the builtin's funcs (its source counts) */
 	old = m->by_id[id];
 	if (old && old != f)
 		free_func(m, old);	/* never frees fn: f is one of its funcs */
@@ -268,33 +276,41 @@ static void explain_snapshot_error(const struct kt_model *m, int err,
  * stack once, and only on its own function's (kt_func_bind() made it one
  * of fn's funcs), so depth <= nr_funcs <= cap whatever the file said.
  */
-static void stack_append(struct kt_fn *fn, struct kt_func *f)
+void kt_stack_append(struct kt_fn *fn, struct kt_func *f)
 {
 	if (kt_stack_index(fn, f) < 0)
 		fn->stack[fn->depth++] = f;
 }
 
-/* Mark everything unseen and empty every stack, for a reload. */
-static void model_unsee(struct kt_model *m)
+/*
+ * Mark core's patches and funcs unseen and empty the stacks of the
+ * functions they patch, for a reload by that core's source; the other
+ * core's stay as they are.
+ */
+void kt_model_unsee(struct kt_model *m, enum kt_core core)
 {
 	size_t i, j;
 
 	for (i = 0; i < m->nr_patches; i++)
-		m->patches[i]->seen = false;
+		if (m->patches[i]->core == core)
+			m->patches[i]->seen = false;
 	for (i = 0; i < m->nr_fns; i++) {
-		m->fns[i]->depth = 0;
-		for (j = 0; j < m->fns[i]->nr_funcs; j++)
+		for (j = 0; j < m->fns[i]->nr_funcs; j++) {
+			if (m->fns[i]->funcs[j]->patch->core != core)
+				continue;
 			m->fns[i]->funcs[j]->seen = false;
+			m->fns[i]->depth = 0;
+		}
 	}
 }
 
-/* Drop the patches and funcs the reload did not see. */
-static void model_sweep(struct kt_model *m)
+/* Drop core's patches and funcs the reload did not see. */
+void kt_model_sweep(struct kt_model *m, enum kt_core core)
 {
 	size_t i, j;
 
 	for (i = 0; i < m->nr_patches; ) {
-		if (!m->patches[i]->seen)
+		if (!m->patches[i]->seen && m->patches[i]->core == core)
 			kt_patch_free(m, m->patches[i]);
 		else
 			i++;
@@ -304,7 +320,8 @@ static void model_sweep(struct kt_model *m)
 		struct kt_func *stale = NULL;
 
 		for (j = 0; j < fn->nr_funcs; j++)
-			if (!fn->funcs[j]->seen)
+			if (!fn->funcs[j]->seen &&
+			    fn->funcs[j]->patch->core == core)
 				stale = fn->funcs[j];
 		if (!stale) {
 			i++;
@@ -335,7 +352,7 @@ int kt_model_resync(struct kt_model *m)
 			explain_snapshot_error(m, err, &snap);
 		return err;
 	}
-	model_unsee(m);
+	kt_model_unsee(m, KT_CORE_KLP);
 	for (i = 0; i < snap.nr_patches; i++) {
 		const struct klp_snap_patch *sp = &snap.patches[i];
 		struct kt_patch *p = kt_patch_find(m, sp->name, true);
@@ -361,7 +378,7 @@ int kt_model_resync(struct kt_model *m)
 		f = kt_func_bind(m, kt_patch_find(m, sf->patch, true), fn, sf->id);
 		f->seen = true;
 		if (sf->patched) {
-			stack_append(fn, f);
+			kt_stack_append(fn, f);
 			if (sf->old_addr)
 				fn->old_addr = sf->old_addr;
 		}
@@ -369,9 +386,16 @@ int kt_model_resync(struct kt_model *m)
 	m->snap_seq = snap.seq;
 	kt_tr_from_snapshot(&m->trs, &snap);
 	klp_snapshot_free(&snap);
-	model_sweep(m);
+	kt_model_sweep(m, KT_CORE_KLP);
 	m->need_resync = false;
 	return 0;
+}
+
+/* The core of a function's patches (a function is one core's: each
+ * core's ftrace ops modifies its ip, and a second is refused). */
+enum kt_core kt_fn_core(const struct kt_fn *fn)
+{
+	return fn->nr_funcs ? fn->funcs[0]->patch->core : KT_CORE_KLP;
 }
 
 /* How many patches are enabled and disabled, and functions patched. */

@@ -256,8 +256,8 @@ static void add_rows(const struct kt_view *v, const struct kt_model *m,
 
 	n = kt_select_rows(v, m, &rows);
 	col_widths(rows, n, w);
-	kt_frame_add(f, KT_TITLE, "%-*s %-*s %-*s %5s %-*s %10s %10s %12s",
-		     w[COL_OBJECT], "OBJECT", w[COL_FUNCTION], "FUNCTION",
+	kt_frame_add(f, KT_TITLE, "%-9s %-*s %-*s %-*s %5s %-*s %10s %10s %12s",
+		     "CORE", w[COL_OBJECT], "OBJECT", w[COL_FUNCTION], "FUNCTION",
 		     w[COL_WINNER], "WINNER", "DEPTH", w[COL_BELOW], "STACK BELOW",
 		     "HITS", "HITS/s", "TOTAL");
 	for (r = 0; r < n && (v->term_rows || (int)r < v->rows); r++) {
@@ -265,7 +265,8 @@ static void add_rows(const struct kt_view *v, const struct kt_model *m,
 
 		stack_below(fn, below, sizeof(below));
 		kt_frame_add(f, KT_BODY,
-			     "%-*s %-*s %-*s %5u %-*s %10llu %10.1f %12llu",
+			     "%-9s %-*s %-*s %-*s %5u %-*s %10llu %10.1f %12llu",
+			     kt_core_names[kt_fn_core(fn)],
 			     w[COL_OBJECT], fit(fn->object, w[COL_OBJECT],
 						cut[COL_OBJECT], sizeof(cut[0])),
 			     w[COL_FUNCTION], fit(fn->name, w[COL_FUNCTION],

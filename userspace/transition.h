@@ -31,8 +31,8 @@
 #include <klp/uapi.h>
 
 #define KT_BLOCK_UNKNOWN	0
-#define KT_CORE_KLP		"klp"
-#define KT_CORE_LIVEPATCH	"livepatch"
+#define KT_TR_CORE_KLP		"klp"		/* kt_core_names[KT_CORE_KLP] */
+#define KT_TR_CORE_LIVEPATCH	"livepatch"	/* kt_core_names[KT_CORE_LIVEPATCH] */
 #define KT_LIVEPATCH_ROOT	"/sys/kernel/livepatch"
 #define KT_PROC_ROOT		"/proc"
 
@@ -45,7 +45,7 @@ struct kt_task {
 };
 
 struct kt_tr {
-	const char *core;		/* KT_CORE_KLP or KT_CORE_LIVEPATCH */
+	const char *core;		/* KT_TR_CORE_KLP or KT_TR_CORE_LIVEPATCH */
 	char patch[KLP_NAME_LEN];
 	int target;			/* 1 enabling, 0 disabling */
 	unsigned long long started_ns;	/* CLOCK_REALTIME */

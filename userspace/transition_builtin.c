@@ -299,7 +299,7 @@ static void scan_patch(struct kt_trset *s, int root, const char *name)
 		close(dir);
 		return;
 	}
-	tr = kt_tr_find(s, KT_CORE_LIVEPATCH, name, true);
+	tr = kt_tr_find(s, KT_TR_CORE_LIVEPATCH, name, true);
 	if (!tr->started_ns) {
 		tr->started_ns = kt_tr_realtime_ns();
 		tr->start_seen = true;
@@ -342,7 +342,7 @@ int kt_tr_builtin_scan(struct kt_trset *s)
 		closedir(dir);
 	}
 	for (i = 0; i < s->nr; ) {
-		if (!strcmp(s->trs[i]->core, KT_CORE_LIVEPATCH) &&
+		if (!strcmp(s->trs[i]->core, KT_TR_CORE_LIVEPATCH) &&
 		    !s->trs[i]->seen)
 			kt_tr_drop(s, s->trs[i]);
 		else

@@ -141,10 +141,10 @@ void kt_tr_from_snapshot(struct kt_trset *s, const struct klp_snapshot *snap)
 	struct kt_tr *tr;
 	size_t i;
 
-	drop_core(s, KT_CORE_KLP);
+	drop_core(s, KT_TR_CORE_KLP);
 	if (!st)
 		return;
-	tr = kt_tr_find(s, KT_CORE_KLP, st->patch, true);
+	tr = kt_tr_find(s, KT_TR_CORE_KLP, st->patch, true);
 	tr->target = st->target;
 	tr->started_ns = st->started_ns;
 	tr->sweep = tr->task_sweep = st->sweep;
@@ -174,7 +174,7 @@ static int transition_event(struct kt_trset *s,
 	if (e->pending > e->total || e->depth > 1 || e->ret < KLP_TR_START ||
 	    e->ret > KLP_TR_FORCED)
 		return -EPROTO;
-	tr = kt_tr_find(s, KT_CORE_KLP, e->patch, e->ret == KLP_TR_START);
+	tr = kt_tr_find(s, KT_TR_CORE_KLP, e->patch, e->ret == KLP_TR_START);
 	if (!tr)
 		return -ENOENT;	/* one the model never saw start */
 	switch (e->ret) {
@@ -205,7 +205,7 @@ static int transition_event(struct kt_trset *s,
 static int blocked_event(struct kt_trset *s,
 			 const struct klp_transition_event *e)
 {
-	struct kt_tr *tr = kt_tr_find(s, KT_CORE_KLP, e->patch, false);
+	struct kt_tr *tr = kt_tr_find(s, KT_TR_CORE_KLP, e->patch, false);
 
 	if (e->ret < KLP_BLOCK_RUNNING || e->ret > KLP_BLOCK_ON_STACK)
 		return -EPROTO;

@@ -63,7 +63,7 @@ void kt_tr_add_lines(const struct kt_trset *s, const char *patch,
 			 tr->target ? "enabling" : "disabling",
 			 elapsed_s(tr, now_ns), tr->start_seen ? " (seen)" : "",
 			 tr->total - tr->pending, tr->total);
-		if (!strcmp(tr->core, KT_CORE_KLP))
+		if (!strcmp(tr->core, KT_TR_CORE_KLP))
 			kt_frame_add(f, KT_HEAD, "%s  sweep %u", line, tr->sweep);
 		else
 			kt_frame_add(f, KT_HEAD, "%s", line);

@@ -131,14 +131,14 @@ series() { grep -E "^$2(\{| )" <<< "$1"; }
 
 out=$(run 'render text up')
 assert_eq "patch info: srcversion and CVEs, empty labels for none" \
-'klp_patch_info{patch="p1",srcversion="D18882B9E144041D3E7CD16",cve="CVE-2099-0001,CVE-2099-0002"} 1
-klp_patch_info{patch="p2",srcversion="",cve=""} 1' "$(series "$out" klp_patch_info)"
+'klp_patch_info{patch="p1",srcversion="D18882B9E144041D3E7CD16",cve="CVE-2099-0001,CVE-2099-0002",core="klp"} 1
+klp_patch_info{patch="p2",srcversion="",cve="",core="klp"} 1' "$(series "$out" klp_patch_info)"
 assert_eq "enable timestamp: for the enabled patch, in seconds to the ns" \
 	'klp_patch_enabled_timestamp_seconds{patch="p1"} 1764860000.123456789' \
 	"$(series "$out" klp_patch_enabled_timestamp_seconds)"
 assert_eq "winners: the funcs on a stack, label values escaped" \
-'klp_func_winner{object="vmlinux",function="a\"b\\c",patch="p1"} 1
-klp_func_winner{object="vmlinux",function="f",patch="p1"} 1' "$(series "$out" klp_func_winner)"
+'klp_func_winner{object="vmlinux",function="a\"b\\c",patch="p1",core="klp"} 1
+klp_func_winner{object="vmlinux",function="f",patch="p1",core="klp"} 1' "$(series "$out" klp_func_winner)"
 check "no address in any series (hex or decimal)" \
 	eval '! grep -v "^#" <<< "$out" | grep -qiE "ffffffff8100|ffffffffc000|1844674407157"'
 check "promtool check metrics accepts the text" \
@@ -158,9 +158,9 @@ enable 15 p3 -16
 render text up'
 out=$(run "$script")
 assert_eq "redirects add up per function and winner across reads" \
-'klp_func_redirects_total{object="vmlinux",function="a\"b\\c",patch="p1"} 2
-klp_func_redirects_total{object="vmlinux",function="f",patch="p1"} 105
-klp_func_redirects_total{object="vmlinux",function="f",patch="p2"} 10' \
+'klp_func_redirects_total{object="vmlinux",function="a\"b\\c",patch="p1",core="klp"} 2
+klp_func_redirects_total{object="vmlinux",function="f",patch="p1",core="klp"} 105
+klp_func_redirects_total{object="vmlinux",function="f",patch="p2",core="klp"} 10' \
 	"$(series "$out" klp_func_redirects_total)"
 assert_eq "winner changes: p1 -> p2 and p2 -> original; not the pop below p2" \
 	'klp_func_winner_changes_total{object="vmlinux",function="f"} 2' \
@@ -190,10 +190,10 @@ state $tmp/s2
 hits 9 1 5 4 unattributed 3
 render text up")
 assert_eq "a func gone and back under the same names: its counter resumes (10 + 1)" \
-	'klp_func_redirects_total{object="vmlinux",function="f",patch="p2"} 11' \
+	'klp_func_redirects_total{object="vmlinux",function="f",patch="p2",core="klp"} 11' \
 	"$(series "$out" klp_func_redirects_total | grep 'patch="p2"')"
 assert_eq "... and g's calls to p1 under its own labels" \
-'klp_func_redirects_total{object="vmlinux",function="g",patch="p1"} 4' \
+'klp_func_redirects_total{object="vmlinux",function="g",patch="p1",core="klp"} 4' \
 	"$(series "$out" klp_func_redirects_total | grep 'patch="p1"')"
 assert_eq "... hits nobody could name counted apart" 'klp_exporter_unattributed_redirects_total 3' \
 	"$(series "$out" klp_exporter_unattributed_redirects_total)"
@@ -204,7 +204,7 @@ assert_eq "a state reload counts each function whose winner it changed" \
 klp_func_winner_changes_total{object="vmlinux",function="g"} 1' \
 	"$(series "$out" klp_func_winner_changes_total)"
 assert_eq "... and takes the new info (p2's cve, its enable time)" \
-'klp_patch_info{patch="p2",srcversion="",cve="CVE-2099-0007"} 1
+'klp_patch_info{patch="p2",srcversion="",cve="CVE-2099-0007",core="klp"} 1
 klp_patch_enabled_timestamp_seconds{patch="p2"} 1764861111.000000001' \
 	"$(series "$out" 'klp_patch_(info|enabled_timestamp_seconds)' | grep 'patch="p2"')"
 
@@ -214,7 +214,7 @@ render text down")
 assert_eq "the core absent: klp_up 0, no patch or func series" \
 	"klp_up 0|0" "$(series "$out" klp_up)|$(grep -cE '^klp_(patch|func_winner|func_stack)[a-z_]*\{' <<< "$out")"
 assert_eq "... the counters still there, as they were" \
-	'klp_func_redirects_total{object="vmlinux",function="f",patch="p1"} 7' \
+	'klp_func_redirects_total{object="vmlinux",function="f",patch="p1",core="klp"} 7' \
 	"$(series "$out" klp_func_redirects_total)"
 check "... promtool check metrics accepts it" \
 	eval 'promtool check metrics <<< "$out" > "$tmp/lint" 2>&1' || diag "$(cat "$tmp/lint")"

@@ -140,7 +140,7 @@ $(for i in 1 2 3 4 5; do echo "fn vmlinux ${A}_$i 129: p1:$((10 + i))"; done)
 resync no" "$out"
 out=$(printf 'load %s\nmetrics\n' "$tmp/prefix" | run)
 assert_eq "... 5 klp_func_winner series, one per function, none twice" \
-	"$(for i in 1 2 3 4 5; do echo "klp_func_winner{object=\"vmlinux\",function=\"${A}_$i\",patch=\"p1\"} 1"; done)" \
+	"$(for i in 1 2 3 4 5; do echo "klp_func_winner{object=\"vmlinux\",function=\"${A}_$i\",patch=\"p1\",core=\"klp\"} 1"; done)" \
 	"$(grep '^klp_func_winner{' <<< "$out" | sort | uniq -c | awk '{ print ($1 == 1 ? "" : $1 "x ") $2, $3 }')"
 out=$(printf 'load %s\njson\n' "$tmp/prefix" | run)
 assert_eq "... 5 rows in klptop --json, by whole name" \
@@ -158,7 +158,7 @@ patch p1
 fn vmlinux $L255 255: p1:3
 resync no" "$(grep -v '^[#k{]' <<< "$out")"
 assert_eq "... whole in the metrics" \
-	"klp_func_winner{object=\"vmlinux\",function=\"$L255\",patch=\"p1\"} 1" \
+	"klp_func_winner{object=\"vmlinux\",function=\"$L255\",patch=\"p1\",core=\"klp\"} 1" \
 	"$(grep '^klp_func_winner{' <<< "$out")"
 assert_eq "... and in klptop --json" "$L255" \
 	"$(grep '^{' <<< "$out" | jq -r '.rows[].function' 2>&1)"

@@ -5,7 +5,8 @@
  * Replaces func (default klp_target_c) of object objname (default
  * klp_test_target; "vmlinux" for the kernel) through the stock kernel's
  * klp_enable_patch(), to check that the klp core and the builtin livepatch
- * refuse each other's functions cleanly.
+ * refuse each other's functions cleanly, and for the tools that watch the
+ * builtin (klp_test_builtin2.c is the same patch with another value).
  */
 #include <linux/module.h>
 #include <linux/livepatch.h>
@@ -15,9 +16,13 @@ module_param(func, charp, 0400);
 static char *objname = "klp_test_target";
 module_param(objname, charp, 0400);
 
+#ifndef KLP_BUILTIN_VALUE
+#define KLP_BUILTIN_VALUE 7000
+#endif
+
 static int klp_builtin_new(void)
 {
-	return 7000;
+	return KLP_BUILTIN_VALUE;
 }
 
 static struct klp_func funcs[] = {

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # klp-accel: tcg,thread=single
-# klp-min-results: 16
+# klp-min-results: 26
 # Single-threaded TCG, as 14-builtin: on 6.12 the builtin livepatch's
 # transition rewrites every cond_resched() call site while the other CPUs
 # run, which multi-threaded TCG mis-emulates (doc/testing.md).
@@ -9,7 +9,8 @@
 # function it patches (upstream's "busy target" case): klptop --json, its
 # screen and klp-exporter name the task (pid, comm, function, on_stack)
 # in their first interval; when the kthread returns from the function the
-# transition completes, and the tools see it end.
+# transition completes, and the tools see it end.  Then the same for a
+# klp transition held by a kthread asleep in klp_cm_hold (klp_test_cm).
 . "$(dirname "$0")/../lib.sh"
 ktap_start "transitions: a builtin transition held by a kthread, as klptop and klp-exporter show it"
 
@@ -93,4 +94,45 @@ assert_eq "klp-exporter: no builtin transition left, and no task named" "" \
 check "the builtin patch disabled" eval "echo 0 > $BUILTIN/enabled"
 check "its transition completes" wait_until 20 eval '[ ! -e $BUILTIN ] || [ "$(cat $BUILTIN/transition 2>/dev/null)" != 1 ]'
 check "the modules unload" eval 'wait_until 5 rmmod klp_test_builtin 2>/dev/null && rmmod klp_test_sleeper'
+
+# --- the same for klp's own transition (core/transition.c) ------------------
+CM=/sys/kernel/debug/klp_cm
+P=klp_test_cm_patch
+klp_insmod klp_test_cm || bail "the consistency target loads"
+echo 1 > "$CM/hold" || bail "its holder kthread"
+HOLDER=$(pgrep -x klp_cm_holder)
+sleep 0.5
+check "klp: a patch of klp_cm_hold loads, its transition held by the holder" \
+	eval 'insmod "$(klp_modpath $P)" && [ "$(cat $KLP_SYSFS/$P/transition)" = 1 ]'
+sleep 1	# a sweep after the three of the write
+"$KLP_BIN/klptop" --json 1 1 > "$T/klp.json" 2> "$T/klp.err"
+klp_json='.transitions_in_progress[] | select(.core == "klp" and .patch == "klp_test_cm_patch")'
+assert_eq "klp: klptop --json, first interval: the transition, enabling" \
+	"1" "$(jq -r "$klp_json | .target" "$T/klp.json")"
+assert_eq "klp: ... the holder named: pid, comm, function, why" \
+	"$HOLDER klp_cm_holder klp_cm_hold on_stack" \
+	"$(jq -r "$klp_json | .blocked[] | select(.pid == $HOLDER) | \"\(.pid) \(.comm) \(.function) \(.reason)\"" "$T/klp.json")"
+[ "$_ktap_fail" = 0 ] || diag "$(cat "$T/klp.json" "$T/klp.err")"
+"$KLP_BIN/klptop" -C 1 1 > "$T/klp.screen" 2>&1
+check "klp: klptop's screen: the transition line" \
+	grep -qE '^TRANSITION klp +klp_test_cm_patch enabling ' "$T/klp.screen"
+check "klp: ... and the holder under it" \
+	grep -qE "^ +$HOLDER klp_cm_holder +on_stack +klp_cm_hold$" "$T/klp.screen"
+"$KLP_BIN/klp-exporter" --once --format text > "$T/klp.metrics" 2>&1
+assert_eq "klp: klp-exporter: the transition in progress" \
+	'klp_transition_in_progress{core="klp",patch="klp_test_cm_patch"} 1' \
+	"$(grep '^klp_transition_in_progress{core="klp",patch="klp_test_cm_patch"}' "$T/klp.metrics")"
+check "klp: klp-exporter: the holder named" grep -qF \
+	"klp_transition_blocked_task_info{core=\"klp\",patch=\"klp_test_cm_patch\",pid=\"$HOLDER\",comm=\"klp_cm_holder\",function=\"klp_cm_hold\",reason=\"on_stack\"} 1" \
+	"$T/klp.metrics"
+echo > "$CM/release"
+check "klp: the holder returned: the transition completes" \
+	wait_until 20 eval '[ "$(cat $KLP_SYSFS/$P/transition)" = 0 ]'
+"$KLP_BIN/klp-exporter" --once --format text > "$T/klp.metrics2" 2>&1
+assert_eq "klp: klp-exporter: not in transition any more, no task named" \
+	'klp_transition_in_progress{core="klp",patch="klp_test_cm_patch"} 0' \
+	"$(grep -E '^klp_transition_[a-z_]*\{core="klp",patch="klp_test_cm_patch"' "$T/klp.metrics2")"
+echo 0 > "$CM/hold"
+check "klp: disabled, freed, removed" eval \
+	"echo 0 > $KLP_SYSFS/$P/enabled && wait_until 20 eval '[ ! -e $KLP_SYSFS/$P ]' && wait_until 5 eval 'rmmod $P 2>/dev/null'"
 ktap_finish

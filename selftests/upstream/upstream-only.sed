@@ -3,10 +3,6 @@
 # counterpart of, deleted before the comparison (doc/testing.md,
 # "Upstream's livepatch selftests", says why for each).
 #
-# A failed enable undone: upstream completes its canceled transition;
-# klp had not started one (no task switched), so it has nothing to end.
-/^livepatch: '[^']*': completing unpatching transition$/{x;/^cancel$/{s/.*//;x;d};x}
-/^livepatch: '[^']*': canceling patching transition, going to unpatch$/{h;s/.*/cancel/;x}
 # A failed enable: klp says why in the line of the cause (translated) and
 # in a klp:klp_enable_failed event, not in a second line.
 /^livepatch: failed to enable patch '[^']*'$/d

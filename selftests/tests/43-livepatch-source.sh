@@ -1,0 +1,165 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# klp-accel: tcg,thread=single
+# klp-min-results: 25
+# Single-threaded TCG: the builtin livepatch's enables and disables
+# rewrite call sites while the other CPU runs (on 6.12 every
+# cond_resched() one, sched_dynamic_klp_enable()), which multi-threaded
+# TCG mis-emulates (ENVIRONMENT.md, doc/testing.md).
+# klptop's second source, the kernel's builtin livepatch: two builtin
+# patches stacked on klp_target_c beside a klp patch on klp_target_a and
+# _b.  klptop --json names each row's core, the builtin's winner and the
+# stack below it as the builtin's own func_stack holds them (read through
+# BPF), counts exactly the calls each (function, winner) gets with a
+# caller on every CPU, and moves the count to the next patch when the top
+# one is disabled; the screen shows the CORE column.
+. "$(dirname "$0")/../lib.sh"
+ktap_start "klptop: the builtin livepatch as a second source"
+
+T=/tmp/klptop-43
+mkdir -p "$T"
+KT_JSON=$T/klptop.json
+KT_PID=
+LP=/sys/kernel/livepatch
+
+cleanup() {
+	[ -n "$KT_PID" ] && kill "$KT_PID" 2>/dev/null
+}
+trap cleanup EXIT
+
+# kt_next: a JSON object of an interval that began after this call (the
+# second line printed from now: the first may have ended just before)
+kt_next() {
+	local n tries
+	n=$(wc -l < "$KT_JSON")
+	for ((tries = 0; tries < 100; tries++)); do
+		if [ "$(wc -l < "$KT_JSON")" -ge $((n + 2)) ]; then
+			sed -n "$((n + 2))p" "$KT_JSON"
+			return 0
+		fi
+		kill -0 "$KT_PID" 2>/dev/null || return 1
+		sleep 0.2
+	done
+	return 1
+}
+
+# row LINE FUNC: "core winner stack,... depth" of FUNC
+row() {
+	jq -r --arg f "$2" '.rows[] | select(.function == $f) |
+		"\(.core) \(.winner // "-") \(.stack | join(",")) \(.depth)"' <<< "$1"
+}
+
+# totals LINE FUNC: "patch:core:hits_total" of each func of FUNC, by patch
+totals() {
+	jq -r --arg f "$2" '.rows[] | select(.function == $f) | .funcs[] |
+		"\(.patch):\(.core):\(.hits_total)"' <<< "$1" | LC_ALL=C sort | paste -sd' ' -
+}
+
+builtin_settled() {	# builtin_settled PATCH: no transition, or freed
+	[ ! -e $LP/$1 ] || [ "$(cat $LP/$1/transition 2>/dev/null)" = 0 ]
+}
+
+# calls_every_cpu N: N calls of klp_target_c from a kernel loop on each CPU
+# at once; prints "value calls" of what they got
+calls_every_cpu() {
+	local cpu
+	echo > "$KLP_TARGET/values"
+	for ((cpu = 0; cpu < NCPU; cpu++)); do
+		taskset -c $cpu sh -c "echo 'c $1' > $KLP_TARGET/call" &
+	done
+	wait
+	paste -sd' ' - < "$KLP_TARGET/values"
+}
+
+NCPU=$(nproc)
+N=20000
+diag "$NCPU CPUs, $N calls on each"
+
+klp_insmod klp || bail "core loads"
+klp_insmod klp_test_target || bail "target loads"
+check "klp_test_p1 (klp) patches klp_target_a and _b" klp_insmod klp_test_p1
+check "builtin klp_test_builtin on klp_target_c" klp_insmod klp_test_builtin func=klp_target_c
+check "its transition completes" wait_until 10 builtin_settled klp_test_builtin
+
+"$KLP_BIN/klptop" --json 1 > "$KT_JSON" 2> "$KT_JSON.err" &
+KT_PID=$!
+line=$(kt_next) || bail "klptop --json runs (stderr: $(cat "$KT_JSON.err"))"
+assert_eq "one builtin patch: core, winner, stack, depth" \
+	"livepatch klp_test_builtin klp_test_builtin 1" "$(row "$line" klp_target_c)"
+assert_eq "the klp patch beside it, with its core" \
+	"klp klp_test_p1 klp_test_p1 1" "$(row "$line" klp_target_a)"
+assert_eq "the builtin's object is patched (its sysfs)" true \
+	"$(jq -r '.rows[] | select(.function == "klp_target_c") | .funcs[0].patched' <<< "$line")"
+
+check "builtin klp_test_builtin2 stacks on klp_target_c" klp_insmod klp_test_builtin2 func=klp_target_c
+check "its transition completes" wait_until 10 builtin_settled klp_test_builtin2
+line=$(kt_next) || bail "klptop goes on"
+assert_eq "the last enabled wins; the first below it" \
+	"livepatch klp_test_builtin2 klp_test_builtin2,klp_test_builtin 2" \
+	"$(row "$line" klp_target_c)"
+assert_eq "the klp patch's row unchanged" \
+	"klp klp_test_p1 klp_test_p1 1" "$(row "$line" klp_target_a)"
+
+# exact counts: every call goes to the winner's pair, none to the other
+before=$line
+assert_eq "calls on every CPU get the top patch's value" \
+	"7100 $((N * NCPU))" "$(calls_every_cpu $N)"
+line=$(kt_next) || bail "klptop goes on"
+b1=$(jq -r '.rows[] | select(.function == "klp_target_c") | .funcs[] | select(.patch == "klp_test_builtin") | .hits_total' <<< "$before")
+b2=$(jq -r '.rows[] | select(.function == "klp_target_c") | .funcs[] | select(.patch == "klp_test_builtin2") | .hits_total' <<< "$before")
+assert_eq "exactly the calls on the winner's pair, none below" \
+	"klp_test_builtin2:livepatch:$((b2 + N * NCPU)) klp_test_builtin:livepatch:$b1" \
+	"$(totals "$line" klp_target_c)"
+a1=$(jq -r '.rows[] | select(.function == "klp_target_a") | .hits_total' <<< "$line")
+assert_eq "klp_target_a: klp_test_p1's value" 1001 "$(target_call a 5)"
+line=$(kt_next) || bail "klptop goes on"
+assert_eq "klp's calls counted by klp's source beside it" "$((a1 + 5))" \
+	"$(jq -r '.rows[] | select(.function == "klp_target_a") | .hits_total' <<< "$line")"
+
+# the top one disabled: the count moves to the next
+check "klp_test_builtin2 disabled" eval "echo 0 > $LP/klp_test_builtin2/enabled"
+check "its transition completes, the patch is freed" wait_until 10 eval "[ ! -e $LP/klp_test_builtin2 ]"
+line=$(kt_next) || bail "klptop goes on"
+assert_eq "klp_test_builtin wins again, alone" \
+	"livepatch klp_test_builtin klp_test_builtin 1" "$(row "$line" klp_target_c)"
+before=$line
+assert_eq "calls on every CPU get the next patch's value" \
+	"7000 $((N * NCPU))" "$(calls_every_cpu $N)"
+line=$(kt_next) || bail "klptop goes on"
+b1=$(jq -r '.rows[] | select(.function == "klp_target_c") | .funcs[] | select(.patch == "klp_test_builtin") | .hits_total' <<< "$before")
+assert_eq "the calls now on klp_test_builtin's pair; the freed patch gone" \
+	"klp_test_builtin:livepatch:$((b1 + N * NCPU))" "$(totals "$line" klp_target_c)"
+assert_eq "the summary counts both cores' patches" "2 2" \
+	"$(jq -r '"\(.summary.patches) \(.summary.enabled)"' <<< "$line")"
+
+# the screen: a CORE column
+screen=$("$KLP_BIN/klptop" -C --once 2>&1)
+check "the screen's header has CORE" grep -q '^CORE  *OBJECT' <<< "$screen"
+check "klp_target_c's row says livepatch" grep -qE '^livepatch +klp_test_target +klp_target_c +klp_test_builtin ' <<< "$screen"
+check "klp_target_a's row says klp" grep -qE '^klp +klp_test_target +klp_target_a +klp_test_p1 ' <<< "$screen"
+
+# the last builtin patch goes: its rows go with it
+check "klp_test_builtin disabled" eval "echo 0 > $LP/klp_test_builtin/enabled"
+check "its transition completes, the patch is freed" wait_until 10 eval "[ ! -e $LP/klp_test_builtin ]"
+line=$(kt_next) || bail "klptop goes on"
+assert_eq "no builtin row left; klp's stays" "klp_target_a klp_target_b" \
+	"$(jq -r '[.rows[].function] | sort | join(" ")' <<< "$line")"
+
+# the builtin's events, from BPF on its own functions, in order
+b2=klp_test_builtin2
+assert_eq "klp_test_builtin2's events in the JSON, in order, with klp's causes" \
+"transition enable patch $b2 (livepatch) enabling: transition started
+transition enable patch $b2 (livepatch) enabling: transition complete
+enable enable patch $b2 (livepatch) enabled
+transition disable patch $b2 (livepatch) disabling: transition started
+transition disable patch $b2 (livepatch) disabling: transition complete
+disable disable patch $b2 (livepatch) disabled" \
+	"$(jq -r --arg p $b2 '.transitions[] | select(.patch == $p) | "\(.event) \(.cause) \(.text)"' "$KT_JSON")"
+
+kill "$KT_PID"
+wait "$KT_PID"
+rc=$?
+KT_PID=
+assert_eq "SIGTERM ends klptop cleanly" 0 "$rc"
+assert_eq "klptop wrote nothing to stderr" "" "$(cat "$KT_JSON.err")"
+ktap_finish

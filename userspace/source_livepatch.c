@@ -1,0 +1,592 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * source_livepatch.c - the kernel's builtin livepatch feeding the model
+ *
+ * Each update, in this order:
+ *  1. /sys/kernel/livepatch: every patch (enabled), its objects (the
+ *     object's "patched", 6.0+) and funcs.  A builtin patch is in sysfs
+ *     from its klp_enable_patch() until it is freed after its disable.
+ *  2. bpf/livepatch.bpf.c walks the builtin's klp_ops and their
+ *     func_stacks: each patched function's stack, winner first, exactly
+ *     as the builtin's ftrace handler reads it (never guessed from the
+ *     order the patches were loaded in).
+ *  3. A kprobe on the new function of every func found on a stack, its
+ *     counter slot as the cookie; each read adds a slot's growth to its
+ *     func and function (doc/klptop.md: what this counts, and why).
+ * The model gets this source's patches as core KT_CORE_LIVEPATCH; klp's
+ * own are left alone (kt_model_unsee(), kt_model_sweep()).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <linux/perf_event.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "source_livepatch.h"
+#include "livepatch.skel.h"
+
+#define LP_WALK_TRIES	3
+
+/* The first line of dirfd/name into buf; 0 or -errno. */
+static int read_line_at(int dirfd, const char *name, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd;
+
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/* 1 or 0 from a file of the builtin's sysfs; -1 when unreadable. */
+static int read_bool_at(int dirfd, const char *name)
+{
+	char buf[16];
+
+	if (read_line_at(dirfd, name, buf, sizeof(buf)))
+		return -1;
+	return !strcmp(buf, "1") ? 1 : !strcmp(buf, "0") ? 0 : -1;
+}
+
+/*
+ * The model's name of a builtin func: its sysfs name "<old_name>,<sympos>"
+ * with the sympos only when above 1, as klp names its functions.
+ */
+static void model_func_name(char *dst, size_t size, const char *sysfs)
+{
+	const char *comma = strrchr(sysfs, ',');
+	size_t len = strlen(sysfs);
+
+	if (comma && (!strcmp(comma, ",0") || !strcmp(comma, ",1")))
+		len = comma - sysfs;
+	snprintf(dst, size, "%.*s", (int)len, sysfs);
+}
+
+/* Every func of one object of patch p into the model. */
+static void read_object(struct kt_model *m, struct kt_patch *p, int objfd,
+			const char *object)
+{
+	char name[KLP_FUNC_LEN];
+	int patched = read_bool_at(objfd, "patched");
+	struct dirent *de;
+	DIR *d;
+
+	d = fdopendir(objfd);
+	if (!d) {
+		close(objfd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		struct kt_func *f;
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.' ||
+		    !strchr(de->d_name, ','))
+			continue;
+		model_func_name(name, sizeof(name), de->d_name);
+		f = kt_func_bind(m, p, kt_fn_find(m, object, name, true), 0);
+		f->seen = true;
+		f->obj_patched = patched;
+	}
+	closedir(d);
+}
+
+/* srcversion of the patch's module, once. */
+static void read_srcversion(struct kt_patch *p)
+{
+	char path[KLP_NAME_LEN + 32];
+	int fd;
+
+	if (p->srcversion[0])
+		return;
+	snprintf(path, sizeof(path), "/sys/module/%s", p->name);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (read_line_at(fd, "srcversion", p->srcversion,
+			 sizeof(p->srcversion)))
+		p->srcversion[0] = '\0';
+	close(fd);
+}
+
+static void read_patch(struct kt_model *m, int rootfd, const char *name)
+{
+	struct kt_patch *p;
+	struct dirent *de;
+	int fd, enabled;
+	DIR *d;
+
+	fd = openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	enabled = read_bool_at(fd, "enabled");
+	if (enabled < 0) {	/* freed meanwhile */
+		close(fd);
+		return;
+	}
+	p = kt_patch_find(m, name, true);
+	p->core = KT_CORE_LIVEPATCH;
+	p->enabled = enabled;
+	p->seen = true;
+	read_srcversion(p);
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		int objfd;
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		objfd = openat(dirfd(d), de->d_name,
+			       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (objfd >= 0)
+			read_object(m, p, objfd, de->d_name);
+	}
+	closedir(d);
+}
+
+static void read_sysfs(struct kt_model *m)
+{
+	struct dirent *de;
+	DIR *d = opendir(LP_SYSFS_ROOT);
+
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			read_patch(m, dirfd(d), de->d_name);
+	closedir(d);
+}
+
+/* The address of a data symbol of the kernel's own, or 0. */
+static unsigned long long find_data_sym(const char *want)
+{
+	unsigned long long addr, found = 0;
+	char line[512], type, name[256];
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
+			continue;
+		if (strchr(line, '['))
+			continue;	/* a module's */
+		if ((type == 'd' || type == 'D' || type == 'b' || type == 'B') &&
+		    !strcmp(name, want)) {
+			found = addr;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+static int attach_events(struct lp_source *s);
+
+static int say(const char *what, int err)
+{
+	fprintf(stderr, "%s: builtin livepatch: %s: %s (%d)\n",
+		program_invocation_short_name, what, strerror(-err), err);
+	return err;
+}
+
+/**
+ * lp_source_open() - get ready to read the builtin livepatch
+ * @s: zeroed
+ *
+ * A kernel without the builtin livepatch (no /sys/kernel/livepatch) is
+ * not an error: the source then stays empty.
+ *
+ * Returns 0, or -errno after saying why on stderr.
+ */
+int lp_source_open(struct lp_source *s)
+{
+	unsigned long long ops;
+	void *hits;
+	int err;
+
+	if (access(LP_SYSFS_ROOT, F_OK))
+		return 0;
+	ops = find_data_sym("klp_ops");
+	if (!ops) {
+		fprintf(stderr, "%s: builtin livepatch: klp_ops not in /proc/kallsyms (needs CONFIG_KALLSYMS_ALL and root): its func_stacks cannot be read\n",
+			program_invocation_short_name);
+		return -ENOENT;
+	}
+	s->ncpus = libbpf_num_possible_cpus();
+	if (s->ncpus < 0)
+		return say("count the possible CPUs", s->ncpus);
+	s->skel = livepatch_bpf__open();
+	if (!s->skel)
+		return say("open its BPF object", errno ? -errno : -EINVAL);
+	s->skel->rodata->nr_cpus = s->ncpus;
+	s->skel->rodata->klp_ops_addr = ops;
+	s->skel->rodata->klp_transition_patch_addr =
+		find_data_sym("klp_transition_patch");
+	s->skel->rodata->klp_target_state_addr =
+		find_data_sym("klp_target_state");
+	err = bpf_map__set_max_entries(s->skel->maps.lp_hits,
+				       (__u32)s->ncpus * KLP_LP_MAX_KEYS);
+	if (!err)
+		err = livepatch_bpf__load(s->skel);
+	if (err) {
+		say("load its BPF programs", err);
+		goto fail;
+	}
+	s->hits_len = (size_t)s->ncpus * KLP_LP_MAX_KEYS * sizeof(__u64);
+	hits = mmap(NULL, s->hits_len, PROT_READ, MAP_SHARED,
+		    bpf_map__fd(s->skel->maps.lp_hits), 0);
+	if (hits == MAP_FAILED) {
+		err = say("map its counters", -errno);
+		goto fail;
+	}
+	s->hits = hits;
+	err = attach_events(s);
+	if (err)
+		goto fail;
+	s->present = true;
+	return 0;
+fail:
+	lp_source_close(s);
+	return err;
+}
+
+static int on_lp_event(void *ctx, void *data, size_t size)
+{
+	struct lp_source *s = ctx;
+
+	if (size >= sizeof(struct klp_transition_event) && s->log)
+		kt_log_builtin_event(s->log, data);
+	return 0;
+}
+
+/* The programs on the builtin's own functions, and their ring buffer. */
+static int attach_events(struct lp_source *s)
+{
+	struct bpf_program *progs[] = {
+		s->skel->progs.lp_init_transition,
+		s->skel->progs.lp_complete_transition,
+		s->skel->progs.lp_reverse_transition,
+		s->skel->progs.lp_force_transition,
+		s->skel->progs.lp_enable_patch,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		s->ev_links[i] = bpf_program__attach(progs[i]);
+		if (!s->ev_links[i])
+			return say("attach to its own functions", -errno);
+	}
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.lp_events),
+				 on_lp_event, s, NULL);
+	if (!s->rb)
+		return say("set up its ring buffer", errno ? -errno : -EINVAL);
+	return 0;
+}
+
+/* One walk of the builtin's func_stacks; 0 when it reached the end. */
+static int walk(struct lp_source *s)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	int err, i;
+
+	for (i = 0; i < LP_WALK_TRIES; i++) {
+		err = bpf_prog_test_run_opts(bpf_program__fd(s->skel->progs.lp_walk),
+					     &opts);
+		if (err)
+			return say("walk its func_stacks", -errno);
+		if (s->skel->bss->walk_status == KLP_LP_WALK_DONE)
+			return 0;
+		if (s->skel->bss->walk_status == KLP_LP_WALK_TRUNCATED) {
+			if (!s->said_truncated)
+				fprintf(stderr, "%s: builtin livepatch: more than %d funcs on its stacks: the rest are not shown\n",
+					program_invocation_short_name,
+					KLP_LP_MAX_RECS);
+			s->said_truncated = true;
+			return 0;
+		}
+	}
+	return -EAGAIN;	/* the lists changed under every walk */
+}
+
+static struct lp_probe *probe_find(struct lp_source *s,
+				   const struct klp_lp_rec *r)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_probes; i++)
+		if (s->probes[i]->kfunc == r->func &&
+		    s->probes[i]->new_func == r->new_func &&
+		    !strcmp(s->probes[i]->patch, r->patch))
+			return s->probes[i];
+	return NULL;
+}
+
+/* The sum of a slot over the CPUs. */
+static unsigned long long slot_sum(const struct lp_source *s, unsigned int slot)
+{
+	unsigned long long sum = 0;
+	int cpu;
+
+	for (cpu = 0; cpu < s->ncpus; cpu++)
+		sum += s->hits[(size_t)cpu * KLP_LP_MAX_KEYS + slot];
+	return sum;
+}
+
+/* The kprobe PMU's perf type, or -errno. */
+static int kprobe_pmu_type(void)
+{
+	char buf[16];
+	int fd, err;
+
+	fd = open("/sys/bus/event_source/devices/kprobe", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = read_line_at(fd, "type", buf, sizeof(buf));
+	close(fd);
+	return err ? err : atoi(buf);
+}
+
+/*
+ * A kprobe at an address, the program attached with cookie: by address,
+ * as two patches' new functions may share a name (libbpf 1.1's kprobe
+ * takes a symbol).  perf_event_attr's kprobe_addr, with no kprobe_func.
+ */
+static struct bpf_link *attach_at(struct bpf_program *prog,
+				  unsigned long long addr,
+				  unsigned long long cookie)
+{
+	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = cookie);
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.kprobe_addr = addr,
+	};
+	struct bpf_link *link;
+	int type = kprobe_pmu_type(), pfd, err;
+
+	if (type < 0) {
+		errno = -type;
+		return NULL;
+	}
+	attr.type = type;
+	pfd = syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (pfd < 0)
+		return NULL;
+	link = bpf_program__attach_perf_event_opts(prog, pfd, &opts);
+	if (!link) {
+		err = errno;
+		close(pfd);
+		errno = err;
+	}
+	return link;	/* owns pfd: destroying the link closes it */
+}
+
+/* A new probe on r's new function, counting into a free slot. */
+static struct lp_probe *probe_add(struct lp_source *s,
+				  const struct klp_lp_rec *r, const char *name)
+{
+	struct lp_probe *pr;
+	unsigned int slot;
+
+	for (slot = 1; slot < KLP_LP_MAX_KEYS && s->slot_used[slot]; slot++)
+		;
+	if (slot == KLP_LP_MAX_KEYS)
+		return NULL;
+	pr = kt_realloc(NULL, 1, sizeof(*pr));
+	memset(pr, 0, sizeof(*pr));
+	pr->kfunc = r->func;
+	pr->new_func = r->new_func;
+	kt_copy_name(pr->patch, sizeof(pr->patch), r->patch);
+	kt_copy_name(pr->object, sizeof(pr->object), r->object);
+	kt_copy_name(pr->name, sizeof(pr->name), name);
+	pr->slot = slot;
+	s->slot_used[slot] = true;
+	/* the slot only grows (a probe before may have used it) */
+	pr->last = slot_sum(s, slot);
+	pr->link = attach_at(s->skel->progs.lp_count, r->new_func, slot);
+	if (!pr->link) {
+		fprintf(stderr, "%s: builtin livepatch: cannot count the calls of %s's %s (a kprobe at 0x%llx): %s\n",
+			program_invocation_short_name, r->patch, name,
+			r->new_func, strerror(errno));
+		pr->link = NULL;
+	}
+	s->probes = kt_realloc(s->probes, s->nr_probes + 1, sizeof(*s->probes));
+	s->probes[s->nr_probes++] = pr;
+	return pr;
+}
+
+/* The model's func of a probe, or NULL when it is gone. */
+static struct kt_func *probe_func(struct kt_model *m, const struct lp_probe *pr)
+{
+	struct kt_fn *fn = kt_fn_find(m, pr->object, pr->name, false);
+	unsigned int i;
+
+	if (!fn)
+		return NULL;
+	for (i = 0; i < fn->nr_funcs; i++)
+		if (fn->funcs[i]->patch->core == KT_CORE_LIVEPATCH &&
+		    !strcmp(fn->funcs[i]->patch->name, pr->patch))
+			return fn->funcs[i];
+	return NULL;
+}
+
+/* The walk's stacks into the model; the probes of new funcs attached. */
+static void apply_walk(struct lp_source *s, struct kt_model *m)
+{
+	const struct klp_lp_rec *recs = s->skel->bss->recs;
+	unsigned int n = s->skel->bss->nr_recs, i;
+	char name[KLP_FUNC_LEN];
+
+	if (n > KLP_LP_MAX_RECS)
+		n = KLP_LP_MAX_RECS;
+	for (i = 0; i < n; i++) {
+		const struct klp_lp_rec *r = &recs[i];
+		struct kt_patch *p;
+		struct kt_func *f;
+		struct kt_fn *fn;
+		struct lp_probe *pr;
+
+		if (!r->patch[0] || !r->object[0] || !r->name[0])
+			continue;
+		model_func_name(name, sizeof(name), r->name);
+		p = kt_patch_find(m, r->patch, false);
+		if (!p) {	/* enabled after the sysfs read: seen next time */
+			p = kt_patch_find(m, r->patch, true);
+			p->core = KT_CORE_LIVEPATCH;
+			p->enabled = true;
+			p->seen = true;
+		}
+		if (p->core != KT_CORE_LIVEPATCH)
+			continue;
+		fn = kt_fn_find(m, r->object, name, true);
+		f = kt_func_bind(m, p, fn, 0);
+		f->seen = true;
+		/* records come top first, ops after ops */
+		kt_stack_append(fn, f);
+		fn->old_addr = r->old_func;
+		if (r->nop || !r->new_func)
+			continue;	/* runs the original: nothing to count */
+		pr = probe_find(s, r);
+		if (!pr)
+			pr = probe_add(s, r, name);
+		if (pr)
+			pr->seen = true;
+	}
+}
+
+/* Each probe's growth to its func; probes of funcs gone are dropped. */
+static void count(struct lp_source *s, struct kt_model *m)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_probes; ) {
+		struct lp_probe *pr = s->probes[i];
+		struct kt_func *f = probe_func(m, pr);
+		unsigned long long now, delta;
+
+		if (!f) {
+			bpf_link__destroy(pr->link);
+			s->slot_used[pr->slot] = false;
+			free(pr);
+			s->probes[i] = s->probes[--s->nr_probes];
+			continue;
+		}
+		now = slot_sum(s, pr->slot);
+		delta = now - pr->last;
+		pr->last = now;
+		f->hits_interval += delta;
+		f->hits_total += delta;
+		f->fn->hits_interval += delta;
+		f->fn->hits_total += delta;
+		i++;
+	}
+}
+
+/**
+ * lp_source_update() - the builtin livepatch's patches, stacks and calls
+ * into the model
+ * @s: opened
+ * @m:   the model; after klp's counters were read (kt_counters_update()
+ *       starts every interval's count at 0)
+ * @log: gains a line per event of the builtin's patches, in order
+ *
+ * Returns 0, or -errno after saying why (the walk failed LP_WALK_TRIES
+ * times in a row on three updates running: the builtin's stacks would be
+ * wrong, not just late).
+ */
+int lp_source_update(struct lp_source *s, struct kt_model *m,
+		     struct kt_log *log)
+{
+	size_t i;
+	int err;
+
+	if (!s->present)
+		return 0;
+	s->log = log;
+	err = ring_buffer__consume(s->rb);
+	if (err < 0)
+		return say("read its ring buffer", err);
+	err = walk(s);
+	if (err == -EAGAIN && ++s->walk_failures < 3) {
+		count(s, m);	/* the stacks as the last walk saw them */
+		return 0;
+	}
+	if (err == -EAGAIN)
+		return say("its func_stacks changed under every walk", err);
+	if (err)
+		return err;
+	s->walk_failures = 0;
+	kt_model_unsee(m, KT_CORE_LIVEPATCH);
+	read_sysfs(m);
+	for (i = 0; i < s->nr_probes; i++)
+		s->probes[i]->seen = false;
+	apply_walk(s, m);
+	kt_model_sweep(m, KT_CORE_LIVEPATCH);
+	count(s, m);
+	return 0;
+}
+
+unsigned long long lp_source_lost_events(const struct lp_source *s)
+{
+	return s->skel ? __atomic_load_n(&s->skel->bss->lp_lost_events,
+					 __ATOMIC_RELAXED) : 0;
+}
+
+unsigned long long lp_source_lost_hits(const struct lp_source *s)
+{
+	return s->skel ? __atomic_load_n(&s->skel->bss->lp_lost_hits,
+					 __ATOMIC_RELAXED) : 0;
+}
+
+void lp_source_close(struct lp_source *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_probes; i++) {
+		bpf_link__destroy(s->probes[i]->link);
+		free(s->probes[i]);
+	}
+	free(s->probes);
+	ring_buffer__free(s->rb);
+	for (i = 0; i < LP_NR_EVENT_PROGS; i++)
+		bpf_link__destroy(s->ev_links[i]);
+	if (s->hits)
+		munmap((void *)s->hits, s->hits_len);
+	livepatch_bpf__destroy(s->skel);
+	memset(s, 0, sizeof(*s));
+}

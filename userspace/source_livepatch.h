@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * source_livepatch.h - the kernel's builtin livepatch as a source of the
+ * tools' model (klptop.h), beside klp's own (its events and state file)
+ *
+ * Patches, their objects and funcs from /sys/kernel/livepatch; each
+ * function's func_stack, winner first, from the builtin's own klp_ops
+ * (bpf/livepatch.bpf.c walks them through BPF CO-RE); the calls each
+ * func's new function gets from a kprobe on it.  Nothing of klp needs to
+ * be loaded for it.  The model's patches of this source have
+ * core KT_CORE_LIVEPATCH and funcs with id 0 (klp's ids are the klp
+ * core's).
+ */
+#ifndef _KLP_SOURCE_LIVEPATCH_H
+#define _KLP_SOURCE_LIVEPATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <klp/livepatch_source.h>
+#include "klptop.h"
+
+#define LP_SYSFS_ROOT	"/sys/kernel/livepatch"
+
+struct livepatch_bpf;
+struct bpf_link;
+struct ring_buffer;
+
+#define LP_NR_EVENT_PROGS	5	/* on the builtin's own functions */
+
+/* One builtin func seen on a func_stack, and the probe that counts it. */
+struct lp_probe {
+	unsigned long long kfunc;	/* its struct klp_func */
+	unsigned long long new_func;
+	char patch[KLP_NAME_LEN];
+	char object[KLP_NAME_LEN];
+	char name[KLP_FUNC_LEN];	/* the model's name of the function */
+	unsigned int slot;		/* its counter, the probe's cookie */
+	struct bpf_link *link;		/* NULL: could not attach (said) */
+	unsigned long long last;	/* the counter at the last read */
+	bool seen;			/* on a stack in the last walk */
+};
+
+struct lp_source {
+	bool present;			/* the kernel has the builtin livepatch */
+	struct livepatch_bpf *skel;
+	const volatile unsigned long long *hits;	/* ncpus slices */
+	size_t hits_len;
+	int ncpus;
+	struct lp_probe **probes;
+	size_t nr_probes;
+	bool slot_used[KLP_LP_MAX_KEYS];
+	struct bpf_link *ev_links[LP_NR_EVENT_PROGS];
+	struct ring_buffer *rb;		/* its events */
+	struct kt_log *log;		/* where they go (the update's) */
+	unsigned int walk_failures;	/* walks in a row that did not end */
+	bool said_truncated;
+};
+
+int lp_source_open(struct lp_source *s);
+int lp_source_update(struct lp_source *s, struct kt_model *m,
+		     struct kt_log *log);
+unsigned long long lp_source_lost_hits(const struct lp_source *s);
+unsigned long long lp_source_lost_events(const struct lp_source *s);
+void lp_source_close(struct lp_source *s);
+
+#endif /* _KLP_SOURCE_LIVEPATCH_H */

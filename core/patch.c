@@ -92,22 +92,12 @@ static struct klp_func_stack *klp_find_stack(unsigned long old_addr)
 	return NULL;
 }
 
-/* Send the call to func, and say so if anybody listens. */
-static __always_inline void klp_redirect(struct klp_func_stack *stack,
-					 struct klp_func *func,
-					 struct ftrace_regs *fregs)
+/* The func current runs in its state of the transition (NULL: original). */
+static __always_inline struct klp_func *
+klp_transition_func(struct klp_func_stack *stack)
 {
-	klp_set_ip(fregs, (unsigned long)func->new_func);
-	if (!trace_klp_redirect_enabled())
-		return;
-	klp_fault_redirect_delay();
-	/*
-	 * A func popped now keeps its kobject's name until a grace period
-	 * has passed (klp_free_patch()).
-	 */
-	trace_klp_redirect(stack->old_addr, (unsigned long)func->new_func,
-			   func->id, kobject_name(&func->kobj),
-			   klp_patch_name(func->obj->patch));
+	return klp_task_patched() ? READ_ONCE(stack->with) :
+				    READ_ONCE(stack->without);
 }
 
 /**
@@ -152,8 +142,10 @@ void notrace klp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 		if (!trace_klp_redirect_enabled()) {
 			/* pairs with klp_stack_publish()'s release */
 			new_func = smp_load_acquire(&stack->new_func);
-			if (unlikely(READ_ONCE(stack->trans)))
-				goto transition;
+			if (unlikely(READ_ONCE(stack->trans))) {
+				func = klp_transition_func(stack);
+				new_func = func ? func->new_func : NULL;
+			}
 			if (new_func)
 				klp_set_ip(fregs, (unsigned long)new_func);
 			break;
@@ -162,16 +154,19 @@ void notrace klp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 					      stack_node);
 		smp_rmb();	/* the winner, then the mark: see klp_push() */
 		if (unlikely(READ_ONCE(stack->trans)))
-			goto transition;
+			func = klp_transition_func(stack);
 		if (!func)
 			break;
-		klp_redirect(stack, func, fregs);
-		break;
-transition:
-		func = klp_task_patched() ? READ_ONCE(stack->with) :
-					    READ_ONCE(stack->without);
-		if (func)
-			klp_redirect(stack, func, fregs);
+		klp_set_ip(fregs, (unsigned long)func->new_func);
+		klp_fault_redirect_delay();
+		/*
+		 * A func popped now keeps its kobject's name until a grace
+		 * period has passed (klp_free_patch()).
+		 */
+		trace_klp_redirect(stack->old_addr,
+				   (unsigned long)func->new_func, func->id,
+				   kobject_name(&func->kobj),
+				   klp_patch_name(func->obj->patch));
 		break;
 	}
 	ftrace_test_recursion_unlock(bit);

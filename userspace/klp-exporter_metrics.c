@@ -470,9 +470,11 @@ static void render_transitions(struct strbuf *b, enum ex_format fmt,
 		put_value_line(b, in_transition(s, m->patches[i]));
 	}
 	for (i = 0; i < s->nr; i++) {
-		if (up &&
-		    kt_patch_find((struct kt_model *)m, s->trs[i]->patch, false))
-			continue;	/* above, either core's */
+		const struct kt_patch *p =
+			kt_patch_find((struct kt_model *)m, s->trs[i]->patch, false);
+
+		if (up && p && !strcmp(kt_core_names[p->core], s->trs[i]->core))
+			continue;	/* above */
 		tr_sample(b, "klp_transition_in_progress", s->trs[i], NULL);
 		put_value_line(b, 1);
 	}

@@ -197,6 +197,8 @@ static int add_func(struct parser *p, char **field)
 	    parse_ull(field[7], &f.old_addr) || parse_ull(field[8], &f.new_func) ||
 	    check_len(p, field[3], KLP_FUNC_MAX_LEN, "a function name"))
 		return -EPROTO;
+	if (!id)	/* the core's ids start at 1 (include/klp/uapi.h) */
+		return refuse(p, p->lineno, "func id 0: ids start at 1");
 	f.patch = patch;
 	f.line = p->lineno;
 	f.id = id;

@@ -144,7 +144,7 @@ pty() {
 # screen N: the Nth screen printed by pty (1 first)
 screen() { awk -v n="$1" '/^--- screen$/ { s++; in_ = 1; next } /^---$/ { in_ = 0 } in_ && s == n' "$tmp/out"; }
 # body N: the function names on the Nth screen, joined
-body() { screen "$1" | awk '$1 == "vmlinux" { printf "%s ", $2 }' | sed 's/ $//'; }
+body() { screen "$1" | awk '$2 == "vmlinux" { printf "%s ", $3 }' | sed 's/ $//'; }
 status() { screen "$1" | sed -n 2p; }
 
 pty 24x80 <<'EOF'
@@ -169,8 +169,8 @@ keys q
 EOF
 assert_eq "24x80: the screen fits (nothing wrapped, nothing scrolled)" fits "$(sed -n 1p "$tmp/out")"
 assert_eq "... summary, status, title, 20 rows, the foot: 24 rows" \
-"rows 1-20 of 40  h: help|OBJECT FUNCTION WINNER DEPTH|f00 f01 f02 f03 f04 f05 f06 f07 f08 f09 f10 f11 f12 f13 f14 f15 f16 f17 f18 f19|24" \
-	"$(status 1)|$(screen 1 | sed -n 3p | awk '{ print $1, $2, $3, $4 }')|$(body 1)|$(screen 1 | wc -l)"
+"rows 1-20 of 40  h: help|CORE OBJECT FUNCTION WINNER DEPTH|f00 f01 f02 f03 f04 f05 f06 f07 f08 f09 f10 f11 f12 f13 f14 f15 f16 f17 f18 f19|24" \
+	"$(status 1)|$(screen 1 | sed -n 3p | awk '{ print $1, $2, $3, $4, $5 }')|$(body 1)|$(screen 1 | wc -l)"
 assert_eq "resized to 12x50 (SIGWINCH): it fits again" fits \
 	"$(grep -m2 '^fits\|^wrapped\|^scrolled' "$tmp/out" | tail -n 1)"
 assert_eq "... 8 rows now, lines cut at 50 columns, nothing left of the old frame" \
@@ -246,9 +246,9 @@ assert_eq "a function name with ESC [ 2 J and a title sequence: shown as ?, noth
 out=$(sed 's/^[0-9:]*//' "$tmp/plain")
 assert_eq "not a terminal: the lines klptop always printed, no escape sequence" \
 "$(printf ' patches: 2  enabled: 2  disabled: 0  functions: 40  hits/s: 0.0  sort: name\n')
-OBJECT  FUNCTION WINNER DEPTH STACK BELOW       HITS     HITS/s        TOTAL
-vmlinux f00      p1         1 -                    0        0.0            0
-vmlinux f01      p1         1 -                    0        0.0            1" \
+CORE      OBJECT  FUNCTION WINNER DEPTH STACK BELOW       HITS     HITS/s        TOTAL
+klp       vmlinux f00      p1         1 -                    0        0.0            0
+klp       vmlinux f01      p1         1 -                    0        0.0            1" \
 	"$(head -n 4 <<< "$out")"
 assert_eq "... 20 rows (-r's default), then a blank line, nothing else" "23 1 0" \
 	"$(wc -l < "$tmp/plain") $(tail -n 1 "$tmp/plain" | wc -c) $(grep -c $'\033' "$tmp/plain")"

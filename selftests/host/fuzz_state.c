@@ -142,7 +142,8 @@ static void check_model(const struct kt_model *m, bool by_id)
 		for (j = 0; j < m->fns[i]->nr_funcs; j++) {
 			const struct kt_func *f = m->fns[i]->funcs[j];
 
-			if (f->id < KLP_MAX_HIT_KEYS && m->by_id[f->id] != f)
+			if (f->id && f->id < KLP_MAX_HIT_KEYS &&
+			    m->by_id[f->id] != f)
 				broken("%s %s: by_id[%u] is not its func %u",
 				       m->fns[i]->object, m->fns[i]->name,
 				       f->id, f->id);

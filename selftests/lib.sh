@@ -92,6 +92,24 @@ wait_until() {
 	done
 }
 
+# exporter_prereqs [promtool]: what the host tests of klp-exporter start
+# with: $x the binary (built), promtool if asked, no klp core on this host
+# (the guest tests load it); $tmp a scratch directory; the servers a test
+# starts, in $pid or $pids, are killed and $tmp removed on exit.
+exporter_prereqs() {
+	x=$KLP_BIN/klp-exporter
+	[ -x "$x" ] || bail "build/bin/klp-exporter built (make userspace)"
+	if [ "${1:-}" = promtool ]; then
+		command -v promtool > /dev/null ||
+			bail "promtool present (scripts/deps.sh installs prometheus)"
+	fi
+	[ -e /sys/kernel/klp ] && bail "no klp core on this host (the guest tests load it)"
+	tmp=$(mktemp -d)
+	pid=
+	pids=()
+	trap 'kill ${pid:+"$pid"} "${pids[@]}" 2>/dev/null; rm -rf "$tmp"' EXIT
+}
+
 # The host tests' drivers of userspace code run under AddressSanitizer
 # and UndefinedBehaviorSanitizer: an access out of bounds, a leak or
 # undefined behaviour (qsort(NULL, 0, ...) too) ends the driver at once

@@ -13,13 +13,7 @@
 . "$(dirname "$0")/../lib.sh"
 ktap_start "klp-exporter: HTTP, textfile and options, without the core"
 
-x=$KLP_BIN/klp-exporter
-[ -x "$x" ] || bail "build/bin/klp-exporter built (make userspace)"
-command -v promtool > /dev/null || bail "promtool present (scripts/deps.sh installs prometheus)"
-[ -e /sys/kernel/klp ] && bail "no klp core on this host (the guest tests load it)"
-tmp=$(mktemp -d)
-pids=()
-trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$tmp"' EXIT
+exporter_prereqs promtool
 
 # free_port: a TCP port nothing listens on now
 free_port() {

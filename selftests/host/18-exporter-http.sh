@@ -12,12 +12,7 @@
 . "$(dirname "$0")/../lib.sh"
 ktap_start "klp-exporter: the HTTP endpoint"
 
-x=$KLP_BIN/klp-exporter
-[ -x "$x" ] || bail "build/bin/klp-exporter built (make userspace)"
-[ -e /sys/kernel/klp ] && bail "no klp core on this host (the guest tests load it)"
-tmp=$(mktemp -d)
-pids=()
-trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$tmp"' EXIT
+exporter_prereqs
 cat > "$tmp/slow.c" <<'EOC'
 /*
  * slow PORT N SECONDS PERIOD_MS [ADDRESSES]: N connections to

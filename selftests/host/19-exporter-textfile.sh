@@ -10,13 +10,7 @@
 . "$(dirname "$0")/../lib.sh"
 ktap_start "klp-exporter: the textfile, safe in a shared directory"
 
-x=$KLP_BIN/klp-exporter
-[ -x "$x" ] || bail "build/bin/klp-exporter built (make userspace)"
-command -v promtool > /dev/null || bail "promtool present (scripts/deps.sh installs prometheus)"
-[ -e /sys/kernel/klp ] && bail "no klp core on this host (the guest tests load it)"
-tmp=$(mktemp -d)
-pid=
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+exporter_prereqs promtool
 
 d=$tmp/textfile
 mkdir -m 1777 "$d"

@@ -92,12 +92,30 @@ static struct klp_func_stack *klp_find_stack(unsigned long old_addr)
 	return NULL;
 }
 
-/* The func current runs in its state of the transition (NULL: original). */
-static __always_inline struct klp_func *
+/*
+ * The func current runs in its state of the transition (NULL: the
+ * original).  Out of line, as klp_traced_winner(): the handler's own code
+ * stays two straight paths (host/10 checks the traced one's layout).
+ */
+static noinline notrace struct klp_func *
 klp_transition_func(struct klp_func_stack *stack)
 {
 	return klp_task_patched() ? READ_ONCE(stack->with) :
 				    READ_ONCE(stack->without);
+}
+
+/* The func a call reaches while klp_redirect is traced (NULL: original). */
+static noinline notrace struct klp_func *
+klp_traced_winner(struct klp_func_stack *stack)
+{
+	struct klp_func *func;
+
+	func = list_first_or_null_rcu(&stack->funcs, struct klp_func,
+				      stack_node);
+	smp_rmb();	/* the winner, then the mark: see klp_push() */
+	if (unlikely(READ_ONCE(stack->trans)))
+		func = klp_transition_func(stack);
+	return func;
 }
 
 /**
@@ -150,11 +168,7 @@ void notrace klp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 				klp_set_ip(fregs, (unsigned long)new_func);
 			break;
 		}
-		func = list_first_or_null_rcu(&stack->funcs, struct klp_func,
-					      stack_node);
-		smp_rmb();	/* the winner, then the mark: see klp_push() */
-		if (unlikely(READ_ONCE(stack->trans)))
-			func = klp_transition_func(stack);
+		func = klp_traced_winner(stack);
 		if (!func)
 			break;
 		klp_set_ip(fregs, (unsigned long)func->new_func);

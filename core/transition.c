@@ -113,7 +113,6 @@ struct klp_kfuncs {
  * @total:	tasks the last sweep saw, each CPU's idle task included
  * @started_ns:	CLOCK_REALTIME at the start
  * @map:	the tasks' states, published as klp_task_map
- * @work_bits:	by pid: a task_work of ours is queued on the task
  * @ranges:	the code of each state (RCU: the task_work readers)
  * @entries:	the sweeper's stack trace buffer
  * @running:	kthreads and idle tasks seen running, for the stoppers
@@ -140,8 +139,7 @@ struct klp_transition {
 	unsigned int pending;
 	unsigned int total;
 	u64 started_ns;
-	struct klp_task_map map;
-	unsigned long *work_bits;
+	struct klp_task_map *map;
 	struct klp_ranges __rcu *ranges;
 	unsigned long entries[KLP_STACK_ENTRIES];
 	struct task_struct **running;
@@ -219,6 +217,18 @@ static void klp_ranges_add(void *data, unsigned long old_addr,
 	fill->n++;
 }
 
+static void klp_free_ranges(struct klp_ranges *r)
+{
+	kvfree(r->r[0]);
+	kvfree(r->r[1]);
+	kfree(r);
+}
+
+static void klp_free_ranges_rcu(struct rcu_head *rcu)
+{
+	klp_free_ranges(container_of(rcu, struct klp_ranges, rcu));
+}
+
 /*
  * Publish the code of each state of the stacks marked now; a task's
  * stack is checked against the code of the state it leaves.
@@ -251,12 +261,8 @@ static int klp_ranges_update(struct klp_transition *tr)
 	sort(r->r[1], fill.n, sizeof(struct klp_range), klp_range_cmp, NULL);
 
 	old = rcu_replace_pointer(tr->ranges, r, lockdep_is_held(&klp_mutex));
-	if (old) {
-		synchronize_rcu();
-		kvfree(old->r[0]);
-		kvfree(old->r[1]);
-		kfree(old);
-	}
+	if (old)
+		call_rcu(&old->rcu, klp_free_ranges_rcu);
 	return 0;
 }
 
@@ -340,7 +346,7 @@ static int klp_try_task(struct klp_transition *tr, struct task_struct *t,
 			struct klp_check *c)
 {
 	c->func = NULL;
-	if (klp_map_get(&tr->map, t) == tr->target)
+	if (klp_map_get(tr->map, t) == tr->target)
 		return 0;
 	return tr->k.call_func(t, klp_check_and_switch, c);
 }
@@ -374,7 +380,7 @@ static void klp_task_work_fn(struct callback_head *cb)
 	rcu_read_lock();
 	map = rcu_dereference(klp_task_map);
 	if (map && current->pid) {
-		clear_bit(current->pid, tr->work_bits);
+		clear_bit(current->pid, map->work_bits);
 		if (klp_map_get(map, current) != READ_ONCE(tr->target) &&
 		    !klp_check_and_switch(current, &c) &&
 		    atomic_dec_and_test(&tr->unswitched))
@@ -396,7 +402,7 @@ static void klp_queue_task_work(struct klp_transition *tr,
 {
 	struct callback_head *cb;
 
-	if (!notify && test_and_set_bit(t->pid, tr->work_bits))
+	if (!notify && test_and_set_bit(t->pid, tr->map->work_bits))
 		return;
 	cb = kmalloc(sizeof(*cb), GFP_ATOMIC);
 	if (!cb)
@@ -411,7 +417,7 @@ static void klp_queue_task_work(struct klp_transition *tr,
 	atomic_dec(&tr->works);	/* exiting */
 	kfree(cb);
 out:
-	clear_bit(t->pid, tr->work_bits);
+	clear_bit(t->pid, tr->map->work_bits);
 }
 
 /* Drop the task_works not run yet (the transition is over). */
@@ -507,7 +513,7 @@ static void klp_sweep(struct klp_transition *tr)
 		if (!cpu_online(cpu)) {
 			tr->total++;
 			/* parked: runs nothing of the patch */
-			klp_map_set(&tr->map, t, tr->target);
+			klp_map_set(tr->map, t, tr->target);
 			continue;
 		}
 		klp_sweep_task(tr, t, &c, &nr_run);
@@ -540,7 +546,26 @@ static unsigned long klp_sweep_delay(struct klp_transition *tr)
 	return min_t(unsigned long, HZ, msecs_to_jiffies(10) << shift);
 }
 
-/* Unpublish the map and free what the transition held. */
+static void klp_free_map(struct klp_task_map *map)
+{
+	if (!map)
+		return;
+	vfree(map->bits);
+	vfree(map->work_bits);
+	kfree(map->idle);
+	kfree(map);
+}
+
+static void klp_free_map_rcu(struct rcu_head *rcu)
+{
+	klp_free_map(container_of(rcu, struct klp_task_map, rcu));
+}
+
+/*
+ * Unpublish the map and free what the transition held once no reader
+ * can hold it: no grace period is waited for here (an enable or disable
+ * costs ftrace's waits alone, 24-batch).
+ */
 static void klp_transition_teardown(struct klp_transition *tr)
 {
 	struct klp_ranges *r;
@@ -548,19 +573,12 @@ static void klp_transition_teardown(struct klp_transition *tr)
 	cancel_delayed_work(&tr->sweep_work);
 	rcu_assign_pointer(klp_task_map, NULL);
 	r = rcu_replace_pointer(tr->ranges, NULL, lockdep_is_held(&klp_mutex));
-	synchronize_rcu();
 	klp_cancel_task_works(tr);
-	if (r) {
-		kvfree(r->r[0]);
-		kvfree(r->r[1]);
-		kfree(r);
-	}
-	vfree(tr->map.bits);
-	vfree(tr->work_bits);
-	kfree(tr->map.idle);
-	tr->map.bits = NULL;
-	tr->work_bits = NULL;
-	tr->map.idle = NULL;
+	if (r)
+		call_rcu(&r->rcu, klp_free_ranges_rcu);
+	if (tr->map)
+		call_rcu(&tr->map->rcu, klp_free_map_rcu);
+	tr->map = NULL;
 	tr->patch = NULL;
 	tr->nr_blocked = 0;
 }
@@ -627,6 +645,7 @@ static void klp_sweep_work_fn(struct work_struct *work)
 int klp_transition_init(struct klp_patch *patch, int target)
 {
 	struct klp_transition *tr = &klp_tr;
+	struct klp_task_map *map;
 	struct task_struct *g, *t;
 	unsigned int total = 0;
 
@@ -634,16 +653,21 @@ int klp_transition_init(struct klp_patch *patch, int target)
 
 	if (WARN_ON(tr->patch))
 		return -EBUSY;
-	tr->map.bits = vmalloc(BITS_TO_LONGS(PID_MAX_LIMIT) * sizeof(long));
-	tr->work_bits = vzalloc(BITS_TO_LONGS(PID_MAX_LIMIT) * sizeof(long));
-	tr->map.idle = kcalloc(nr_cpu_ids, sizeof(u8), GFP_KERNEL);
-	if (!tr->map.bits || !tr->work_bits || !tr->map.idle) {
-		klp_transition_teardown(tr);
+	map = kzalloc(sizeof(*map), GFP_KERNEL);
+	if (map) {
+		map->bits = vmalloc(BITS_TO_LONGS(PID_MAX_LIMIT) * sizeof(long));
+		map->work_bits = vzalloc(BITS_TO_LONGS(PID_MAX_LIMIT) *
+					 sizeof(long));
+		map->idle = kcalloc(nr_cpu_ids, sizeof(u8), GFP_KERNEL);
+	}
+	if (!map || !map->bits || !map->work_bits || !map->idle) {
+		klp_free_map(map);
 		return -ENOMEM;
 	}
-	memset(tr->map.bits, target ? 0 : 0xff,
+	memset(map->bits, target ? 0 : 0xff,
 	       BITS_TO_LONGS(PID_MAX_LIMIT) * sizeof(long));
-	memset(tr->map.idle, !target, nr_cpu_ids);
+	memset(map->idle, !target, nr_cpu_ids);
+	tr->map = map;
 
 	tr->patch = patch;
 	tr->target = target;
@@ -657,7 +681,7 @@ int klp_transition_init(struct klp_patch *patch, int target)
 	rcu_read_unlock();
 	tr->total = total + num_possible_cpus();
 	tr->pending = tr->total;
-	rcu_assign_pointer(klp_task_map, &tr->map);
+	rcu_assign_pointer(klp_task_map, tr->map);
 	klp_stacks_transition(patch, tr->nops);
 	pr_notice("'%s': initializing %s transition\n", klp_patch_name(patch),
 		  target ? "patching" : "unpatching");
@@ -796,22 +820,22 @@ int klp_transition_force(struct klp_patch *patch)
 		klp_patch_name(patch), tr->target ? "patched" : "unpatched");
 	read_lock(tr->k.tasklist_lock);
 	for_each_process_thread(g, t) {
-		if (klp_map_get(&tr->map, t) == tr->target)
+		if (klp_map_get(tr->map, t) == tr->target)
 			continue;
 		if (n++ < KLP_FORCE_SHOWN)
 			pr_warn("'%s': forced task %d (%s), not switched\n",
 				klp_patch_name(patch), t->pid, t->comm);
-		klp_map_set(&tr->map, t, tr->target);
+		klp_map_set(tr->map, t, tr->target);
 	}
 	read_unlock(tr->k.tasklist_lock);
 	for_each_possible_cpu(cpu) {
 		t = tr->k.idle_task(cpu);
-		if (klp_map_get(&tr->map, t) == tr->target)
+		if (klp_map_get(tr->map, t) == tr->target)
 			continue;
 		if (n++ < KLP_FORCE_SHOWN)
 			pr_warn("'%s': forced idle task of CPU %d, not switched\n",
 				klp_patch_name(patch), cpu);
-		klp_map_set(&tr->map, t, tr->target);
+		klp_map_set(tr->map, t, tr->target);
 	}
 	if (n > KLP_FORCE_SHOWN)
 		pr_warn("'%s': forced %u more tasks\n", klp_patch_name(patch),
@@ -916,7 +940,7 @@ static void klp_fork_probe(void *data, struct task_struct *parent,
 
 	if (!map || !child->pid)
 		return;
-	clear_bit(child->pid, klp_tr.work_bits);
+	clear_bit(child->pid, map->work_bits);
 	assign_bit(child->pid, map->bits, klp_map_get(map, parent));
 }
 
@@ -1021,5 +1045,6 @@ void klp_transition_cleanup(void)
 	destroy_workqueue(tr->wq);
 	wait_event(tr->works_done, !atomic_read(&tr->works));
 	synchronize_rcu();
+	rcu_barrier();	/* the maps and ranges freed by call_rcu() */
 	kfree(tr->running);
 }

@@ -16,6 +16,8 @@ struct work_struct;
  * @bits:	by pid: 1 for a task in the patched state of the transition
  *		patch, 0 in the unpatched one
  * @idle:	the same for each CPU's idle task (pid 0 on every CPU)
+ * @work_bits:	by pid: a task_work of ours is queued on the task
+ * @rcu:	freed after a grace period, without waiting for it
  *
  * klp cannot use the kernel's task->patch_state: it belongs to the
  * builtin livepatch.  A pid names one task at a time; the fork and exec
@@ -24,6 +26,8 @@ struct work_struct;
 struct klp_task_map {
 	unsigned long *bits;
 	u8 *idle;
+	unsigned long *work_bits;
+	struct rcu_head rcu;
 };
 
 /* Published while a transition runs, for the ftrace handler (RCU). */

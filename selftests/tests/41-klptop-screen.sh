@@ -51,7 +51,7 @@ not_paused() {
 
 # row FUNC: the screen row of FUNC, as "object function winner depth below hits rate total"
 row() {
-	screen | awk -v f="$1" '$2 == f { print $1, $2, $3, $4, $5, $6, $7, $8; exit }'
+	screen | awk -v f="$1" '$3 == f { print $2, $3, $4, $5, $6, $7, $8, $9; exit }'
 }
 
 # order: the functions of the screen's rows, top down
@@ -65,11 +65,11 @@ order() {
 	else
 		for _ in $(seq 100); do
 			s=$(screen)
-			grep -q '^OBJECT ' <<< "$s" && grep -qE '^[0-9:]{8} patch ' <<< "$s" && break
+			grep -q '^CORE ' <<< "$s" && grep -qE '^[0-9:]{8} patch ' <<< "$s" && break
 			sleep 0.1
 		done
 	fi
-	awk 'hdr && NF == 8 { printf "%s ", $2 } /^OBJECT / { hdr = 1 } hdr && NF == 0 { exit }' <<< "$s"
+	awk 'hdr && NF == 9 { printf "%s ", $3 } /^CORE / { hdr = 1 } hdr && NF == 0 { exit }' <<< "$s"
 }
 
 HEADER='^[0-9]{2}:[0-9]{2}:[0-9]{2} patches: ([0-9]+)  enabled: ([0-9]+)  disabled: ([0-9]+)  functions: ([0-9]+)  hits/s: [0-9.]+  sort: ([a-z]+)'
@@ -101,7 +101,7 @@ sed 's/^/#   /' "$T/screen1"
 
 assert_eq "header: 3 patches, 3 enabled, 0 disabled, 3 functions, sort rate" \
 	"3 3 0 3 rate" "$(sed -nE "s#$HEADER.*#\1 \2 \3 \4 \5#p" "$T/screen1")"
-check "column header" grep -qE '^OBJECT +FUNCTION +WINNER +DEPTH STACK BELOW +HITS +HITS/s +TOTAL$' "$T/screen1"
+check "column header" grep -qE '^CORE +OBJECT +FUNCTION +WINNER +DEPTH STACK BELOW +HITS +HITS/s +TOTAL$' "$T/screen1"
 assert_eq "row klp_target_a: p2 wins over p1, 1000 calls in total" \
 	"klp_test_target klp_target_a klp_test_p2 2 klp_test_p1 1000" \
 	"$(row klp_target_a | cut -d' ' -f1-5,8)"
@@ -162,11 +162,11 @@ assert_eq "-r 1: one row per refresh" 2 "$(grep -cE '^klp_test_target |^vmlinux 
 
 "$KLP_BIN/klptop" -p livepatch_sample 1 1 > "$T/pipe1"
 assert_eq "-p livepatch_sample: only cmdline_proc_show" "cmdline_proc_show" \
-	"$(awk '/^OBJECT / { h = 1; next } h && NF == 8 { print $2 }' "$T/pipe1")"
+	"$(awk '/^CORE / { h = 1; next } h && NF == 9 { print $3 }' "$T/pipe1")"
 check "not a tty: no escape sequences" bash -c "! grep -q $'\033' $T/pipe1"
 "$KLP_BIN/klptop" -f 'klp_target_?' -s name 1 1 > "$T/pipe2"
 assert_eq "-f 'klp_target_?': both test functions, by name" "klp_target_a klp_target_b" \
-	"$(awk '/^OBJECT / { h = 1; next } h && NF == 8 { print $2 }' "$T/pipe2" | paste -sd' ')"
+	"$(awk '/^CORE / { h = 1; next } h && NF == 9 { print $3 }' "$T/pipe2" | paste -sd' ')"
 "$KLP_BIN/klptop" -S 1 1 > "$T/pipe3"
 check "-S: the time line without the summary" grep -qxE '[0-9]{2}:[0-9]{2}:[0-9]{2}' "$T/pipe3"
 

@@ -95,42 +95,42 @@ prom_wait "... the exporter found it twice" 'klp_exporter_core_attaches_total' "
 src1=$(cat /sys/module/klp_test_p1/srcversion)
 src2=$(cat /sys/module/klp_test_p2/srcversion)
 prom_wait "patch info: each patch's srcversion and CVE" 'klp_patch_info' \
-"cve=CVE-2099-0001,patch=klp_test_p1,srcversion=$src1 1
-cve=CVE-2099-0002,patch=klp_test_p2,srcversion=$src2 1"
-prom_wait "enabled: p1 1, p2 0" 'klp_patch_enabled' "patch=klp_test_p1 1
-patch=klp_test_p2 0"
+"core=klp,cve=CVE-2099-0001,patch=klp_test_p1,srcversion=$src1 1
+core=klp,cve=CVE-2099-0002,patch=klp_test_p2,srcversion=$src2 1"
+prom_wait "enabled: p1 1, p2 0" 'klp_patch_enabled' "core=klp,patch=klp_test_p1 1
+core=klp,patch=klp_test_p2 0"
 ts=$(prom 'klp_patch_enabled_timestamp_seconds' | awk '{ print $1, int($2) }')
 assert_eq "p1's enable time, between before and after its insmod" "patch=klp_test_p1 ok" \
 	"$(awk -v a="$t0" -v b="$t1" '{ print $1, ($2 >= a && $2 <= b) ? "ok" : $2 " not in " a ".." b }' <<< "$ts")"
 
 assert_eq "3000 calls of klp_target_a" 1001 "$(target_call a 3000)"
 prom_wait "... exactly 3000 redirects to p1, nothing else" 'klp_func_redirects_total' \
-	"function=klp_target_a,object=klp_test_target,patch=klp_test_p1 3000"
+	"core=klp,function=klp_target_a,object=klp_test_target,patch=klp_test_p1 3000"
 prom_wait "winners: p1 on both functions" 'klp_func_winner' \
-"function=klp_target_a,object=klp_test_target,patch=klp_test_p1 1
-function=klp_target_b,object=klp_test_target,patch=klp_test_p1 1"
+"core=klp,function=klp_target_a,object=klp_test_target,patch=klp_test_p1 1
+core=klp,function=klp_target_b,object=klp_test_target,patch=klp_test_p1 1"
 
 check "p2 enabled over p1" set_enabled klp_test_p2 1
 assert_eq "2000 calls of klp_target_a, 500 of klp_target_b" "2001 2002" \
 	"$(target_call a 2000) $(target_call b 500)"
 prom_wait "winners: p2 on top of both, p1 below" 'klp_func_winner' \
-"function=klp_target_a,object=klp_test_target,patch=klp_test_p1 0
-function=klp_target_a,object=klp_test_target,patch=klp_test_p2 1
-function=klp_target_b,object=klp_test_target,patch=klp_test_p1 0
-function=klp_target_b,object=klp_test_target,patch=klp_test_p2 1"
+"core=klp,function=klp_target_a,object=klp_test_target,patch=klp_test_p1 0
+core=klp,function=klp_target_a,object=klp_test_target,patch=klp_test_p2 1
+core=klp,function=klp_target_b,object=klp_test_target,patch=klp_test_p1 0
+core=klp,function=klp_target_b,object=klp_test_target,patch=klp_test_p2 1"
 prom_wait "stack depths 2" 'klp_func_stack_depth' \
-"function=klp_target_a,object=klp_test_target 2
-function=klp_target_b,object=klp_test_target 2"
+"core=klp,function=klp_target_a,object=klp_test_target 2
+core=klp,function=klp_target_b,object=klp_test_target 2"
 prom_wait "exact redirects per function and winner" 'klp_func_redirects_total' \
-"function=klp_target_a,object=klp_test_target,patch=klp_test_p1 3000
-function=klp_target_a,object=klp_test_target,patch=klp_test_p2 2000
-function=klp_target_b,object=klp_test_target,patch=klp_test_p2 500"
+"core=klp,function=klp_target_a,object=klp_test_target,patch=klp_test_p1 3000
+core=klp,function=klp_target_a,object=klp_test_target,patch=klp_test_p2 2000
+core=klp,function=klp_target_b,object=klp_test_target,patch=klp_test_p2 500"
 # p1's enable (over the original) and p2's: the exporter was attached
 prom_wait "two winner changes on each function" 'klp_func_winner_changes_total' \
 "function=klp_target_a,object=klp_test_target 2
 function=klp_target_b,object=klp_test_target 2"
 prom_wait "p2's transitions: a register, two pushes, one enable" \
-	'klp_transitions_total{patch="klp_test_p2"}' \
+	'klp_transitions_total{patch="klp_test_p2",event!~"transition|task_blocked"}' \
 "event=enable,patch=klp_test_p2 1
 event=push,patch=klp_test_p2 2
 event=register,patch=klp_test_p2 1"

@@ -152,13 +152,13 @@ check "p2 disabled" set_enabled klp_test_p2 0
 assert_eq "1000 calls of klp_target_a" 1001 "$(target_call a 1000)"
 prom_wait "p1 wins again, its count goes on (3000 + 1000)" \
 	'klp_func_redirects_total{function="klp_target_a"}' \
-"function=klp_target_a,object=klp_test_target,patch=klp_test_p1 4000
-function=klp_target_a,object=klp_test_target,patch=klp_test_p2 2000"
+"core=klp,function=klp_target_a,object=klp_test_target,patch=klp_test_p1 4000
+core=klp,function=klp_target_a,object=klp_test_target,patch=klp_test_p2 2000"
 prom_wait "... three winner changes on each function now" 'klp_func_winner_changes_total' \
 "function=klp_target_a,object=klp_test_target 3
 function=klp_target_b,object=klp_test_target 3"
 prom_wait "... and once p2 is disabled, this host" "$fleet" \
-	"cve=CVE-2099-0001,patch=klp_test_p1,srcversion=$src1 1"
+	"core=klp,cve=CVE-2099-0001,patch=klp_test_p1,srcversion=$src1 1"
 prom_wait "all redirects: exactly the 6500 calls" 'sum(klp_func_redirects_total)' " 6500"
 prom_wait "the exporter lost nothing and met no error" \
 	'klp_exporter_lost_events_total + klp_exporter_errors_total + klp_exporter_unattributed_redirects_total' " 0"
@@ -177,13 +177,13 @@ lost_events() { [ "$(prom klp_exporter_lost_events_total | awk '{ print int($NF)
 check "events lost: the exporter counts them (over 100: 1200 events, a ring of 256 KiB)" \
 	wait_until 60 lost_events 100
 prom_wait "... and the winners are the state's: p2 on both" 'klp_func_winner == 1' \
-"function=klp_target_a,object=klp_test_target,patch=klp_test_p2 1
-function=klp_target_b,object=klp_test_target,patch=klp_test_p2 1"
+"core=klp,function=klp_target_a,object=klp_test_target,patch=klp_test_p2 1
+core=klp,function=klp_target_b,object=klp_test_target,patch=klp_test_p2 1"
 assert_eq "700 calls of klp_target_a" 2001 "$(target_call a 700)"
 prom_wait "... counted exactly on p2 (2000 + 700), p1's as it was" \
 	'klp_func_redirects_total{function="klp_target_a"}' \
-"function=klp_target_a,object=klp_test_target,patch=klp_test_p1 4000
-function=klp_target_a,object=klp_test_target,patch=klp_test_p2 2700"
+"core=klp,function=klp_target_a,object=klp_test_target,patch=klp_test_p1 4000
+core=klp,function=klp_target_a,object=klp_test_target,patch=klp_test_p2 2700"
 check "... the winner changes went on growing (over 3 on each function)" \
 	eval '[ "$(prom "min(klp_func_winner_changes_total)" | awk "{ print int(\$NF) }")" -gt 3 ]'
 prom_wait "over the whole run, no counter ever went backwards (PromQL resets())" \

@@ -247,9 +247,7 @@ static int klp_ranges_update(struct klp_transition *tr)
 	r->r[0] = kvcalloc(n ?: 1, sizeof(struct klp_range), GFP_KERNEL);
 	r->r[1] = kvcalloc(n ?: 1, sizeof(struct klp_range), GFP_KERNEL);
 	if (!r->r[0] || !r->r[1]) {
-		kvfree(r->r[0]);
-		kvfree(r->r[1]);
-		kfree(r);
+		klp_free_ranges(r);
 		return -ENOMEM;
 	}
 	fill.r = r;

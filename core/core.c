@@ -279,11 +279,15 @@ void klp_release_patch(struct klp_patch *patch)
  * Disabled: the funcs are popped, then the post_unpatch callbacks run; a
  * patch that klp_enable_patch() registered is released.  Upstream's
  * order: the callbacks after the transition.
+ *
+ * Return: 0, or ftrace's error if it refused to unhook some functions of
+ * a patch being disabled (they stay patched, and so the patch enabled)
  */
-void klp_transition_complete(struct klp_patch *patch, int target)
+int klp_transition_complete(struct klp_patch *patch, int target)
 {
 	struct klp_object *obj;
 	bool left = false;
+	int ret;
 
 	lockdep_assert_held(&klp_mutex);
 
@@ -295,10 +299,10 @@ void klp_transition_complete(struct klp_patch *patch, int target)
 				klp_post_patch_callback(obj, KLP_CAUSE_ENABLE);
 		if (patch->replace)
 			klp_replace_finish(patch);
-		return;
+		return 0;
 	}
 
-	klp_unpatch_objects(patch, NULL, KLP_CAUSE_DISABLE);
+	ret = klp_unpatch_objects(patch, NULL, KLP_CAUSE_DISABLE);
 	klp_for_each_object(patch, obj) {
 		if (obj->state == KLP_ENABLED)
 			left = true;
@@ -309,11 +313,12 @@ void klp_transition_complete(struct klp_patch *patch, int target)
 	if (left) {
 		pr_err("patch '%s' stays applied: ftrace refused to unhook some of its functions\n",
 		       klp_patch_name(patch));
-		return;
+		return ret ?: -EIO;
 	}
 	patch->enabled_ns = 0;
 	if (patch->enable_only)
 		klp_release_patch(patch);
+	return 0;
 }
 
 static int klp_set_patch_state_locked(struct klp_patch *patch, int state)
@@ -348,8 +353,9 @@ trace:
 		trace_klp_patch_disable(klp_next_seq(), klp_patch_name(patch),
 					ret);
 	}
+	/* a disable whose transition completes at once can fail in ftrace */
 	if (start)
-		klp_transition_start();
+		ret = klp_transition_start();
 	return ret;
 }
 

@@ -581,11 +581,12 @@ static void klp_transition_teardown(struct klp_transition *tr)
 	tr->nr_blocked = 0;
 }
 
-static void klp_transition_finish(struct klp_transition *tr, int action)
+static int klp_transition_finish(struct klp_transition *tr, int action)
 {
 	struct klp_patch *patch = tr->patch;
 	int target = tr->target;
 	char name[MODULE_NAME_LEN];
+	int ret;
 
 	/* the patch may be freed, after klp_mutex, once complete */
 	strscpy(name, klp_patch_name(patch), sizeof(name));
@@ -596,11 +597,12 @@ static void klp_transition_finish(struct klp_transition *tr, int action)
 		  target ? "patching" : "unpatching",
 		  action == KLP_TR_FORCED ? " (forced)" : "");
 	/* every task runs the target's code: the stacks can become it */
-	klp_transition_complete(patch, target);
+	ret = klp_transition_complete(patch, target);
 	klp_stacks_transition(NULL, false);
 	klp_transition_teardown(tr);
 	pr_notice("'%s': %s complete\n", name,
 		  target ? "patching" : "unpatching");
+	return ret;
 }
 
 /* Sweep; complete, or try again in a second. */
@@ -716,8 +718,11 @@ void klp_transition_abort(void)
  * marked).  Emits klp:klp_transition start.  Tasks not switched within a
  * few sweeps of 10 ms switch in the sweeps that follow, or in their own
  * task_work.
+ *
+ * Return: 0, or the error of a transition that completed here and left
+ * its patch as it was (a disable whose ftrace update failed)
  */
-void klp_transition_start(void)
+int klp_transition_start(void)
 {
 	struct klp_transition *tr = &klp_tr;
 	int i;
@@ -736,9 +741,9 @@ void klp_transition_start(void)
 		usleep_range(10000, 11000);
 	}
 	if (!tr->pending)
-		klp_transition_finish(tr, KLP_TR_COMPLETE);
-	else
-		mod_delayed_work(tr->wq, &tr->sweep_work, klp_sweep_delay(tr));
+		return klp_transition_finish(tr, KLP_TR_COMPLETE);
+	mod_delayed_work(tr->wq, &tr->sweep_work, klp_sweep_delay(tr));
+	return 0;
 }
 
 /* Flip the target: the tasks switched so far go back. */
@@ -800,7 +805,8 @@ int klp_transition_request(struct klp_patch *patch, int state)
  * Names in the log every task it overrides, and keeps the patch module
  * pinned for good: a task may still run its code.
  *
- * Return: 0, or -EINVAL if @patch is not in transition
+ * Return: 0, -EINVAL if @patch is not in transition, or ftrace's error
+ * if the forced disable could not unhook some functions
  */
 int klp_transition_force(struct klp_patch *patch)
 {
@@ -840,8 +846,7 @@ int klp_transition_force(struct klp_patch *patch)
 			n - KLP_FORCE_SHOWN);
 	patch->forced = true;
 	tr->pending = n;
-	klp_transition_finish(tr, KLP_TR_FORCED);
-	return 0;
+	return klp_transition_finish(tr, KLP_TR_FORCED);
 }
 
 /**

@@ -52,7 +52,7 @@ static __always_inline bool klp_task_patched(void)
 /* transition.c */
 int klp_transition_init(struct klp_patch *patch, int target);
 void klp_transition_abort(void);
-void klp_transition_start(void);
+int klp_transition_start(void);
 int klp_transition_request(struct klp_patch *patch, int state);
 int klp_transition_force(struct klp_patch *patch);
 bool klp_transition_running(void);
@@ -65,6 +65,6 @@ int klp_transition_setup(void);
 void klp_transition_cleanup(void);
 
 /* core.c: what completing a transition does to its patch */
-void klp_transition_complete(struct klp_patch *patch, int target);
+int klp_transition_complete(struct klp_patch *patch, int target);
 
 #endif /* _KLP_TRANSITION_H */

@@ -87,6 +87,7 @@ bt_kt_stop() {
 	fns=$(echo "$s" | grep -o '"functions":[0-9]*' | cut -d: -f2)
 	hits=$(echo "$s" | grep -o '"hits":[0-9]*' | cut -d: -f2)
 	info "klptop_functions_$BT_CFG" "${fns:-none}"
+	info "kprobes_$BT_CFG" "$(wc -l < /sys/kernel/debug/kprobes/list) registered, $(grep -c 'cannot count' "$T/kt.err") attach failures"
 	[ "${fns:-0}" -ge "$BT_N" ] ||
 		err "klptop ($BT_CFG) shows ${fns:-no} functions, fewer than $BT_N"
 	[ "$BT_LOAD" = idle ] || [ "${hits:-0}" -gt 0 ] ||
@@ -129,7 +130,11 @@ builtin_tools_section() {
 }
 
 builtin_section() {
+	local oops
 	info builtin_rounds "$RB"
 	rotated builtin "$RB" bl_config "${BL_CONFIGS[@]}"
 	builtin_tools_section
+	# figures taken beside a kernel that oopsed or warned are not figures
+	oops=$(dmesg | grep -E 'BUG:|Oops|WARNING:|RIP:' | head -n 3 | tr '\n' ' ')
+	[ -z "$oops" ] || err "the kernel reported: $oops"
 }

@@ -251,7 +251,7 @@ builtin)		# the builtin seen by the tools (see Usage)
 	# SCALE: the 1000-function modules loaded, no scale rounds
 	RR=0 RS=0 SCALE="1000:0" KT_N="" KT_SECS=10
 	REPS=4 KT_TARGET_S=0.02 UT_TARGET_S=0.03 RT=0
-	RB=${KLP_BENCH_BUILTIN_ROUNDS:-7}	# per-call rounds
+	RB=5			# per-call rounds
 	;;
 *)
 	echo "usage: $0 [full|quick|tools|transition|builtin] [notools]" >&2

@@ -238,3 +238,6 @@ if [ -n "$draw" ]; then
 fi
 mv -f "$new/results.json" "$json" || exit 1
 echo "bench: wrote $json${draw:+, $jdir/scale.svg, $jdir/percall.svg} and $out/table.md" >&2
+# a target the figures miss is published as measured, and named
+# (bench/report-builtin.awk: "Targets missed" in the table, "met": false)
+sed -n 's/^- \(target missed: \)/bench: \1/p' "$out/table.md" >&2

@@ -79,15 +79,29 @@ bt_stop() {
 		"$(awk -v n="$BT_N" -v ns="$ns" 'BEGIN { printf "%d", 10 * n / (ns / 1e9) }')"
 }
 
+# bt_probes TOOL ERRFILE: every builtin function's counter attached (the
+# tool says "cannot count the calls of ..." for each one it could not)
+bt_probes() {
+	local n
+	n=$(grep -c 'cannot count the calls' "$2")
+	info "kprobes_$BT_CFG" "$(wc -l < /sys/kernel/debug/kprobes/list) registered, $n attach failures"
+	[ "$n" = 0 ] || err "$1 ($BT_CFG) could not count $n functions' calls: $(grep -m 1 'cannot count the calls' "$2" | head -c 200)"
+}
+
+bt_ex_stop() {
+	bt_stop
+	bt_probes klp-exporter "$T/ex.err"
+}
+
 # klptop's last line must show the N functions, and calls while busy
 bt_kt_stop() {
 	local s fns hits
 	bt_stop
+	bt_probes klptop "$T/kt.err"
 	s=$(tail -n 1 "$T/kt.out" | grep -o '"summary":{[^}]*')
 	fns=$(echo "$s" | grep -o '"functions":[0-9]*' | cut -d: -f2)
 	hits=$(echo "$s" | grep -o '"hits":[0-9]*' | cut -d: -f2)
 	info "klptop_functions_$BT_CFG" "${fns:-none}"
-	info "kprobes_$BT_CFG" "$(wc -l < /sys/kernel/debug/kprobes/list) registered, $(grep -c 'cannot count' "$T/kt.err") attach failures"
 	[ "${fns:-0}" -ge "$BT_N" ] ||
 		err "klptop ($BT_CFG) shows ${fns:-no} functions, fewer than $BT_N"
 	[ "$BT_LOAD" = idle ] || [ "${hits:-0}" -gt 0 ] ||
@@ -108,7 +122,7 @@ bt_tools() {
 		fi
 		if [ -x "$EXPORTER" ]; then
 			BT_CFG=${core}_$BT_LOAD
-			EX_CORE=$excore KT_START_TRIES=3000 KT_ON_START=bt_start KT_ON_STOP=bt_stop \
+			EX_CORE=$excore KT_START_TRIES=3000 KT_ON_START=bt_start KT_ON_STOP=bt_ex_stop \
 				ex_run "$BT_CFG" "$BT_N"
 		fi
 	done

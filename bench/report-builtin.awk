@@ -64,7 +64,23 @@ function require_builtin(rb,    i, j, cf, core, load) {
 			require("klptop", "cpu_pct", core "_" load "_json", 1)
 			require("klptop", "cpu_total_pct", core "_" load "_json", 1)
 			require("exporter", "cpu_ms_per_scrape", core "_" load, 1)
+			cpu_moved(core "_" load "_json")
 		}
+}
+
+# A klptop that wrote its lines used CPU time: none over all its
+# intervals is a clock that did not count it (seen on TCG), not a cost
+# of 0, and would meet any target.
+function cpu_moved(c,    k) {
+	k = key("klptop", "cpu_total_pct", c)
+	if (!(k in nsamp) || !has("klptop", "output_bytes_per_s", c))
+		return
+	kstats(k)
+	if (S_max > 0)
+		return
+	kstats(key("klptop", "output_bytes_per_s", c))
+	if (S_max > 0)
+		problem(sprintf("not measured: klptop/cpu_total_pct/%s is 0 while klptop wrote %s B/s (its CPU time did not advance)", c, S_max))
 }
 
 # per-round ratio of two per-round ratios, (a/b) / (c/d): sets S_*

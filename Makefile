@@ -111,13 +111,13 @@ $(BPF_OUT)/%.skel.h: $(BPF_OUT)/%.bpf.o
 klptop_ROOMS := klptop_model klptop_events klptop_counters klptop_attach \
 	klptop_screen klptop_tty klptop_keys klptop_json transition_model \
 	transition_builtin transition_show source_livepatch
-klptop_LIBS := snapshot json strbuf
+klptop_LIBS := snapshot json strbuf readat
 klptop_PKGS := libbpf
 klp-exporter_ROOMS := klptop_model klptop_events klptop_counters klptop_attach \
 	transition_model transition_builtin \
 	klp-exporter_metrics klp-exporter_http klp-exporter_textfile \
 	klp-exporter_options klp-exporter_self source_livepatch
-klp-exporter_LIBS := snapshot strbuf
+klp-exporter_LIBS := snapshot strbuf readat
 klp-exporter_PKGS := libbpf libmicrohttpd
 klp-trace_ROOMS := klp-trace_format klp-trace_instance
 klp-trace_LIBS := seqorder json strbuf ksyms

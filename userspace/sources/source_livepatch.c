@@ -28,35 +28,18 @@
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "readat.h"
 #include "source_livepatch.h"
 #include "livepatch.skel.h"
 
 #define LP_WALK_TRIES	3
-
-/* The first line of dirfd/name into buf; 0 or -errno. */
-static int read_line_at(int dirfd, const char *name, char *buf, size_t size)
-{
-	ssize_t n;
-	int fd;
-
-	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
-}
 
 /* 1 or 0 from a file of the builtin's sysfs; -1 when unreadable. */
 static int read_bool_at(int dirfd, const char *name)
 {
 	char buf[16];
 
-	if (read_line_at(dirfd, name, buf, sizeof(buf)))
+	if (readat_line(dirfd, name, buf, sizeof(buf)))
 		return -1;
 	return !strcmp(buf, "1") ? 1 : !strcmp(buf, "0") ? 0 : -1;
 }
@@ -115,7 +98,7 @@ static void read_srcversion(struct kt_patch *p)
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	if (read_line_at(fd, "srcversion", p->srcversion,
+	if (readat_line(fd, "srcversion", p->srcversion,
 			 sizeof(p->srcversion)))
 		p->srcversion[0] = '\0';
 	close(fd);
@@ -357,7 +340,7 @@ static int kprobe_pmu_type(void)
 	fd = open("/sys/bus/event_source/devices/kprobe", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	err = read_line_at(fd, "type", buf, sizeof(buf));
+	err = readat_line(fd, "type", buf, sizeof(buf));
 	close(fd);
 	return err ? err : atoi(buf);
 }

@@ -113,8 +113,8 @@ klp-exporter_ROOMS := klptop_model klptop_events klptop_counters klptop_attach \
 	klp-exporter_options klp-exporter_self source_livepatch
 klp-exporter_LIBS := snapshot strbuf
 klp-exporter_PKGS := libbpf libmicrohttpd
-klp-trace_ROOMS := klp-trace_format klp-trace_instance klp-trace_builtin \
-	klp-trace_builtin_rec
+klp-trace_ROOMS := klp-trace_format klp-trace_instance klp-trace_select \
+	klp-trace_builtin klp-trace_builtin_rec
 klp-trace_LIBS := seqorder json strbuf ksyms
 klp-trace_PKGS := libtracefs libtraceevent libbpf
 

@@ -4,6 +4,7 @@
  *
  *   klp-trace.c         options, signals, the read loop, the core's order
  *                       (seqorder_lib.c)
+ *   klp-trace_select.c  the cores and the events to trace
  *   klp-trace_instance.c  the private tracefs instance: checked, created
  *                       with the events enabled, removed
  *   klp-trace_format.c  one record as a line of text or of JSON, every
@@ -22,9 +23,12 @@
 
 struct tracefs_instance;
 #include "ksyms.h"
+#include "seqorder.h"
 #include "klp-trace_builtin.h"
 
 #define KLP_SYSTEM		"klp"
+#define KLP_REDIRECT		"klp_redirect"
+#define MAX_EVENTS		32
 #define CORE_KLP		"klp"
 
 /* One field of a selected event, with what we know about printing it. */
@@ -77,6 +81,39 @@ void lpt_disable(struct lp_trace *lp, struct tracefs_instance *inst);
 void lpt_destroy(struct lp_trace *lp);
 int lpt_read(struct lp_trace *lp, struct tep_event *event,
 	     struct tep_record *rec, struct lpt_rec out[2]);
+
+/* What the command line asked for. */
+struct env {
+	const char *events[MAX_EVENTS];
+	int nr_events;
+	bool no_redirect;
+	const char *core;		/* NULL: both */
+	bool json;
+	long count;
+	long duration;
+};
+
+/* The whole of klp-trace's state, passed around. */
+struct klp_trace {
+	struct env env;
+	struct tep_handle *tep;
+	struct klp_ksyms ksyms;
+	struct ev_format fmt;
+	struct trace_instance ti;
+	struct ev_info evs[MAX_EVENTS];
+	int nr_evs;
+	bool klp_on;			/* the klp core's events are traced */
+	struct lp_trace lp;		/* the builtin livepatch's */
+	unsigned long long deadline_ns;	/* -t, CLOCK_MONOTONIC; 0: none */
+	long printed;
+	struct seq_order order;		/* transitions in the core's order */
+	bool done;
+	bool cmdlines_reloaded;
+};
+
+int select_cores(struct klp_trace *t);
+int select_events(struct klp_trace *t);
+bool lp_wanted(const struct klp_trace *t, const char *name);
 
 bool ti_klp_events_exist(void);
 int ti_check_tracefs(void);

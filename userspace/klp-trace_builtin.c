@@ -209,6 +209,11 @@ static int create_one(struct lp_trace *lp, int i, struct tep_handle *tep,
 			strerror(errno), log ? ": " : "\n", log ? log : "");
 		free(log);
 		tracefs_dynevent_free(dev);
+		if (tracefs_event_file_exists(NULL, lp->group, event_names[i],
+					      "format"))
+			fprintf(stderr, "klp-trace: %s/%s exists already: left by a klp-trace of pid %d that was killed (remove it: echo '-:%s/%s' >> %s/kprobe_events)\n",
+				lp->group, event_names[i], getpid(), lp->group,
+				event_names[i], tracefs_tracing_dir());
 		return -1;
 	}
 	lp->dev[i] = dev;

@@ -261,18 +261,21 @@ static FILE *line_open(struct klp_trace *t, char **text, size_t *len,
 	return out;
 }
 
-/* The line ended and handed to the order; non-zero: stop reading. */
-static int line_close(struct klp_trace *t, FILE *out, char *text, size_t len,
-		      bool has_seq, unsigned long long seq)
+/*
+ * The line ended and handed to the order; non-zero: stop reading.  The
+ * text and its length are the stream's: final once it is closed.
+ */
+static int line_close(struct klp_trace *t, FILE *out, char **text,
+		      size_t *len, bool has_seq, unsigned long long seq)
 {
 	fputs(t->env.json ? "}\n" : "\n", out);
 	if (fclose(out)) {
-		free(text);
+		free(*text);
 		fprintf(stderr, "klp-trace: out of memory\n");
 		t->done = true;
 		return 1;
 	}
-	if (seq_order_put(&t->order, has_seq, seq, text, len)) {
+	if (seq_order_put(&t->order, has_seq, seq, *text, *len)) {
 		t->done = true;
 		return 1;
 	}
@@ -296,7 +299,7 @@ static int handle_builtin(struct klp_trace *t, struct tep_record *rec,
 		if (!out)
 			return 1;
 		lpt_print_fields(out, t->env.json, &recs[i]);
-		if (line_close(t, out, text, len, false, 0))
+		if (line_close(t, out, &text, &len, false, 0))
 			return 1;
 	}
 	return 0;
@@ -343,7 +346,7 @@ static int handle_record(struct tep_event *event, struct tep_record *rec,
 		return 1;
 	ev_print_fields(out, &t->fmt, ei, rec);
 	has_seq = ei->seq && !tep_read_number_field(ei->seq, rec->data, &seq);
-	return line_close(t, out, text, len, has_seq, seq);
+	return line_close(t, out, &text, &len, has_seq, seq);
 }
 
 /* --- setup and teardown ------------------------------------------------ */

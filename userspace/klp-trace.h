@@ -74,7 +74,6 @@ struct lp_trace {
 };
 
 int lpt_check(struct lp_trace *lp, bool say_absent);
-bool lpt_has_patches(void);
 int lpt_create(struct lp_trace *lp, struct tep_handle *tep,
 	       struct tracefs_instance *inst);
 void lpt_disable(struct lp_trace *lp, struct tracefs_instance *inst);

@@ -19,7 +19,6 @@
  * SIGKILL leaves the group behind: `echo '-:klp_trace_<pid>/<event>' >>
  * kprobe_events` (or trace-cmd reset) removes it.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -31,8 +30,7 @@
 #include <tracefs.h>
 
 #include "klp-trace.h"
-
-#define LP_SYSFS	"/sys/kernel/livepatch"
+#include "livepatch_sysfs.h"
 
 static const char *const event_names[LPT_NR] = {
 	[LPT_INIT] = "init_transition",
@@ -146,10 +144,10 @@ int lpt_check(struct lp_trace *lp, bool say_absent)
 	char path[PATH_MAX];
 	int i;
 
-	if (access(LP_SYSFS, F_OK)) {
+	if (access(LP_SYSFS_ROOT, F_OK)) {
 		if (say_absent)
 			fprintf(stderr, "klp-trace: this kernel has no builtin livepatch (%s missing: CONFIG_LIVEPATCH)\n",
-				LP_SYSFS);
+				LP_SYSFS_ROOT);
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/kprobe_events", tracefs_tracing_dir());
@@ -169,21 +167,6 @@ int lpt_check(struct lp_trace *lp, bool say_absent)
 		return -1;
 	}
 	return read_offsets(&lp->off);
-}
-
-/* Whether /sys/kernel/livepatch holds a patch. */
-bool lpt_has_patches(void)
-{
-	DIR *dir = opendir(LP_SYSFS);
-	struct dirent *de;
-	bool any = false;
-
-	if (!dir)
-		return false;
-	while (!any && (de = readdir(dir)))
-		any = de->d_name[0] != '.';
-	closedir(dir);
-	return any;
 }
 
 /* One probe created, loaded into tep and enabled in inst. */

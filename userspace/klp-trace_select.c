@@ -12,6 +12,7 @@
 #include <event-parse.h>
 
 #include "klp-trace.h"
+#include "livepatch_sysfs.h"
 
 static int add_event(struct klp_trace *t, struct tep_event *event)
 {
@@ -128,7 +129,7 @@ int select_cores(struct klp_trace *t)
 		return -1;	/* it said why */
 	if (core || t->klp_on)
 		return 0;
-	if (t->lp.on && lpt_has_patches()) {
+	if (t->lp.on && lp_sysfs_has_patches()) {
 		fprintf(stderr, "klp-trace: the klp core is not loaded: tracing the builtin livepatch's records only\n");
 		return 0;
 	}

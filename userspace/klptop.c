@@ -378,8 +378,8 @@ int main(int argc, char **argv)
 		kt_tty_size(&k->tty, &k->view.term_rows, &k->view.term_cols);
 	if (k->verbose)
 		libbpf_set_print(kt_bpf_print_all);
-	/* without the klp core, the builtin livepatch alone where it is */
-	k->klp = !access(KLP_SYSFS_ROOT, F_OK) || access(LP_SYSFS_ROOT, F_OK);
+	/* without the klp core, the builtin livepatch alone if it has a patch */
+	k->klp = !access(KLP_SYSFS_ROOT, F_OK) || !lp_sysfs_has_patches();
 	if (k->klp && kt_bpf_check_environment())
 		return 1;
 	if (!k->klp)

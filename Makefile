@@ -111,7 +111,7 @@ $(BPF_OUT)/%.skel.h: $(BPF_OUT)/%.bpf.o
 klptop_ROOMS := klptop_model klptop_events klptop_counters klptop_attach \
 	klptop_screen klptop_tty klptop_keys klptop_json transition_model \
 	transition_builtin transition_show source_livepatch
-klptop_LIBS := snapshot json strbuf readat
+klptop_LIBS := snapshot json strbuf readat livepatch_sysfs
 klptop_PKGS := libbpf
 klp-exporter_ROOMS := klptop_model klptop_events klptop_counters klptop_attach \
 	transition_model transition_builtin \
@@ -119,9 +119,10 @@ klp-exporter_ROOMS := klptop_model klptop_events klptop_counters klptop_attach \
 	klp-exporter_options klp-exporter_self source_livepatch
 klp-exporter_LIBS := snapshot strbuf readat
 klp-exporter_PKGS := libbpf libmicrohttpd
-klp-trace_ROOMS := klp-trace_format klp-trace_instance
-klp-trace_LIBS := seqorder json strbuf ksyms
-klp-trace_PKGS := libtracefs libtraceevent
+klp-trace_ROOMS := klp-trace_format klp-trace_instance klp-trace_select \
+	klp-trace_builtin klp-trace_builtin_rec
+klp-trace_LIBS := seqorder json strbuf ksyms livepatch_sysfs
+klp-trace_PKGS := libtracefs libtraceevent libbpf
 
 .SECONDEXPANSION:
 $(OUT)/obj/%.o: %.c $$(if $$(wildcard bpf/$$*.bpf.c),$(BPF_OUT)/$$*.skel.h) | $(OUT)/obj

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # klp-accel: tcg,thread=single
-# klp-min-results: 25
+# klp-min-results: 45
 # Single-threaded TCG: the builtin livepatch's enables and disables
 # rewrite call sites while the other CPU runs (on 6.12 every
 # cond_resched() one, sched_dynamic_klp_enable()), which multi-threaded
@@ -13,6 +13,12 @@
 # BPF), counts exactly the calls each (function, winner) gets with a
 # caller on every CPU, and moves the count to the next patch when the top
 # one is disabled; the screen shows the CORE column.
+# Before klp.ko is loaded, klptop shows the builtin patches alone, and
+# klp-trace (started then, so it traces the builtin's records only) prints
+# every builtin event of the test, in order: enable, transition start and
+# complete, disable, a transition reversed midway (held by a kthread asleep
+# in the patched function), a refused enable with its error, and a forced
+# one; its kprobe events are gone when it ends.
 . "$(dirname "$0")/../lib.sh"
 ktap_start "klptop: the builtin livepatch as a second source"
 
@@ -22,8 +28,11 @@ KT_JSON=$T/klptop.json
 KT_PID=
 LP=/sys/kernel/livepatch
 
+TRACEFS=/sys/kernel/tracing
+LT_PIDS=
 cleanup() {
 	[ -n "$KT_PID" ] && kill "$KT_PID" 2>/dev/null
+	for p in $LT_PIDS; do kill -INT -- "-$p" 2>/dev/null; done
 }
 trap cleanup EXIT
 
@@ -75,11 +84,52 @@ NCPU=$(nproc)
 N=20000
 diag "$NCPU CPUs, $N calls on each"
 
-klp_insmod klp || bail "core loads"
+# --- before klp.ko: the builtin alone -------------------------------------
 klp_insmod klp_test_target || bail "target loads"
-check "klp_test_p1 (klp) patches klp_target_a and _b" klp_insmod klp_test_p1
+klp_insmod klp_test_sleeper || bail "the sleeper module loads"
+check "klp-trace, no klp core, no builtin patch: fails naming both" \
+	eval '! "$KLP_BIN/klp-trace" -t 1 > "$T/none.out" 2>&1 && grep -q "is the klp core loaded?" "$T/none.out" && grep -q "nor has the builtin livepatch a patch" "$T/none.out"'
 check "builtin klp_test_builtin on klp_target_c" klp_insmod klp_test_builtin func=klp_target_c
 check "its transition completes" wait_until 10 builtin_settled klp_test_builtin
+
+# klp-trace, text and JSON, from now to the end of the test
+lt_start() {	# lt_start NAME ARGS...: in its own process group
+	setsid "$KLP_BIN/klp-trace" "${@:2}" > "$T/$1.out" 2> "$T/$1.err" &
+	LT_PIDS="$LT_PIDS $!"
+	eval "LT_$1=$!"
+}
+lt_start text
+lt_start json --json
+lt_ready() { grep -q '^Tracing the builtin' "$T/text.err" && grep -q '^Tracing the builtin' "$T/json.err"; }
+check "klp-trace without the klp core: traces the builtin's records" wait_until 60 lt_ready
+check "... and says the klp core is not loaded" \
+	grep -q "the klp core is not loaded: tracing the builtin livepatch's records only" "$T/text.err"
+assert_eq "its kprobe events: 6 in a group of its own (one per klp-trace)" "12 2" \
+	"$(grep -cE '^[pr][0-9]*:klp_trace_[0-9]+/' $TRACEFS/kprobe_events) $(grep -oE '^[pr][0-9]*:klp_trace_[0-9]+' $TRACEFS/kprobe_events | sed 's/^[^:]*://' | sort -u | wc -l)"
+assert_eq "... enabled only in klp-trace's instances, not at the top level" "0" \
+	"$(cat $TRACEFS/events/klp_trace_*/*/enable | grep -c 1)"
+
+"$KLP_BIN/klptop" --json 1 1 > "$T/pre.json" 2> "$T/pre.err"
+assert_eq "klptop --json without the klp core: the builtin's row" \
+	"livepatch klp_test_builtin klp_test_builtin 1" "$(row "$(cat "$T/pre.json")" klp_target_c)"
+check "... and it says the klp core is not loaded" grep -q "the klp core is not loaded" "$T/pre.err"
+screen=$("$KLP_BIN/klptop" -C --once 2>&1)
+check "klptop's screen without the klp core: the builtin's row" \
+	grep -qE '^livepatch +klp_test_target +klp_target_c +klp_test_builtin ' <<< "$screen"
+
+# a transition held by the sleeper, reversed midway
+SLEEPER="func=klp_sleeper_wait objname=klp_test_sleeper"
+check "klp_test_builtin2 on klp_sleeper_wait: its transition held" \
+	eval "klp_insmod klp_test_builtin2 $SLEEPER && sleep 1 && [ \"\$(cat $LP/klp_test_builtin2/transition)\" = 1 ]"
+check "enabled written 0 midway: reversed, then freed" \
+	eval "echo 0 > $LP/klp_test_builtin2/enabled && wait_until 20 eval '[ ! -e $LP/klp_test_builtin2 ]'"
+check "its module unloads" wait_until 10 rmmod klp_test_builtin2
+check "an enable the builtin refuses (no such function): insmod fails" \
+	eval '! klp_insmod klp_test_builtin2 func=klp_no_such_function objname=vmlinux'
+
+# --- klp.ko beside it ------------------------------------------------------
+klp_insmod klp || bail "core loads"
+check "klp_test_p1 (klp) patches klp_target_a and _b" klp_insmod klp_test_p1
 
 "$KLP_BIN/klptop" --json 1 > "$KT_JSON" 2> "$KT_JSON.err" &
 KT_PID=$!
@@ -162,4 +212,51 @@ rc=$?
 KT_PID=
 assert_eq "SIGTERM ends klptop cleanly" 0 "$rc"
 assert_eq "klptop wrote nothing to stderr" "" "$(cat "$KT_JSON.err")"
+
+# --- a held transition forced; then klp-trace's records ---------------------
+check "klp_test_builtin2 again, on klp_sleeper_wait: held" \
+	eval "wait_until 10 rmmod klp_test_builtin2 && klp_insmod klp_test_builtin2 $SLEEPER && sleep 1 && [ \"\$(cat $LP/klp_test_builtin2/transition)\" = 1 ]"
+check "force written: the transition completes" \
+	eval "echo 1 > $LP/klp_test_builtin2/force && wait_until 20 builtin_settled klp_test_builtin2"
+# lt_stop NAME SIG: the klp-trace ends on SIG with status 0
+lt_stop() {
+	local pid
+	pid=$(eval echo "\$LT_$1")
+	kill -"$2" -- "-$pid" && wait "$pid"
+}
+sleep 0.5	# its next buffer read
+check "klp-trace ends on SIGINT, status 0" lt_stop text INT
+check "klp-trace --json ends on SIGTERM, status 0" lt_stop json TERM
+LT_PIDS=
+b1=klp_test_builtin
+b2=klp_test_builtin2
+expected="klp_transition $b2 target=1 action=start
+klp_transition $b2 target=0 action=reversed
+klp_transition $b2 target=0 action=complete
+klp_patch_disable $b2 ret=0
+klp_patch_enable $b2 ret=-22
+klp_transition $b2 target=1 action=start
+klp_transition $b2 target=1 action=complete
+klp_patch_enable $b2 ret=0
+klp_transition $b2 target=0 action=start
+klp_transition $b2 target=0 action=complete
+klp_patch_disable $b2 ret=0
+klp_transition $b1 target=0 action=start
+klp_transition $b1 target=0 action=complete
+klp_patch_disable $b1 ret=0
+klp_transition $b2 target=1 action=start
+klp_transition $b2 target=1 action=forced
+klp_transition $b2 target=1 action=complete
+klp_patch_enable $b2 ret=0"
+assert_eq "klp-trace: every builtin event, in order, with klp's names (held, reversed, refused, stacked, disabled, forced)" \
+	"$expected" "$(sed -n 's/^[0-9.]* \[[0-9]*\] .*-[0-9]* \(klp_[a-z_]*\): core=livepatch patch=\([^ ]*\) /\1 \2 /p' "$T/text.out")"
+check "klp-trace: only the builtin's records (started without the klp core)" \
+	eval '! grep -v "core=livepatch" "$T/text.out" | grep -q .'
+assert_eq "klp-trace --json: the same records" "$expected" \
+	"$(jq -r 'select(.core == "livepatch") | if .event == "klp_transition"
+		then "\(.event) \(.patch) target=\(.target) action=\(.action_sym)"
+		else "\(.event) \(.patch) ret=\(.ret)" end' "$T/json.out")"
+assert_eq "klp-trace: no kprobe event, no instance, no event group left" "0 0 0" \
+	"$(grep -c klp_trace_ $TRACEFS/kprobe_events) $(compgen -G "$TRACEFS/instances/klp-trace.*" | wc -l) $(compgen -G "$TRACEFS/events/klp_trace_*" | wc -l)"
+[ "$_ktap_fail" = 0 ] || diag "$(cat "$T/text.out" "$T/text.err")"
 ktap_finish

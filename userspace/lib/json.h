@@ -11,5 +11,6 @@
 
 void json_buf_str(struct strbuf *b, const char *s, size_t len);
 void json_put_str(FILE *out, const char *s, size_t len);
+void json_put_text(FILE *out, const char *s, size_t len);
 
 #endif /* _KLP_JSON_H */

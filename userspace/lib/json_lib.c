@@ -63,3 +63,24 @@ void json_put_str(FILE *out, const char *s, size_t len)
 	fwrite(b.s, 1, b.len, out);
 	sb_free(&b);
 }
+
+/**
+ * json_put_text() - @len bytes of @s as a text record's value: as they are
+ * when they hold no space, quote, backslash, control character or DEL,
+ * else (or when empty) quoted as json_put_str() quotes them
+ * @out: where to
+ * @s:   as for json_buf_str()
+ * @len: how many
+ */
+void json_put_text(FILE *out, const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if ((unsigned char)s[i] <= ' ' || json_special(s[i]))
+			break;
+	if (len && i == len)
+		fwrite(s, 1, len, out);
+	else
+		json_put_str(out, s, len);
+}

@@ -18,6 +18,7 @@
 #include "klptop.h"
 #include "snapshot.h"
 #include "transition.h"
+#include "transition_names.h"
 
 
 const char *kt_block_reason_name(int reason)
@@ -36,16 +37,7 @@ const char *kt_block_reason_name(int reason)
 /* The action's name as klp:klp_transition prints it. */
 const char *kt_tr_action_name(int action)
 {
-	static const char *const names[] = {
-		[KLP_TR_START] = "start",
-		[KLP_TR_SWEEP] = "sweep",
-		[KLP_TR_COMPLETE] = "complete",
-		[KLP_TR_REVERSED] = "reversed",
-		[KLP_TR_FORCED] = "forced",
-	};
-
-	return action > 0 && (size_t)action < ARRAY_SIZE(names) ?
-	       names[action] : "unknown";
+	return klp_tr_action_name(action);
 }
 
 unsigned long long kt_tr_realtime_ns(void)

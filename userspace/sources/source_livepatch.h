@@ -18,8 +18,8 @@
 #include <stddef.h>
 #include <klp/livepatch_source.h>
 #include "klptop.h"
+#include "livepatch_sysfs.h"
 
-#define LP_SYSFS_ROOT	"/sys/kernel/livepatch"
 
 struct livepatch_bpf;
 struct bpf_link;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * klp-trace - follow the klp:* tracepoints of the klp live patching core
+ * klp-trace - follow the klp:* tracepoints of the klp live patching core,
+ * and the same state changes of the kernel's builtin livepatch
  *
  * The events are enabled in a private tracefs instance,
  * instances/klp-trace.<pid> (klp-trace_instance.c), and read from its
@@ -8,7 +9,9 @@
  * when its terminal goes away, a closed pipe or another output error),
  * the events are disabled and the instance is removed.  libtraceevent
  * parses each event's format file (klp-trace_format.c prints each record
- * from it).
+ * from it).  The builtin livepatch has no tracepoints: kprobe events on
+ * its own functions stand in for them (klp-trace_builtin.c), their
+ * records named as klp's and marked core=livepatch.
  */
 #include <argp.h>
 #include <errno.h>
@@ -28,32 +31,37 @@
 #include "klp-trace.h"
 #include "seqorder.h"
 
-#define KLP_REDIRECT		"klp_redirect"
-#define MAX_EVENTS		32
 #define POLL_NS			100000000ULL	/* 100 ms between buffer reads */
 #define NSEC_PER_SEC		1000000000ULL
 
 const char *argp_program_version = "klp-trace 0.1";
 static const char argp_program_doc[] =
-"Follow the klp:* tracepoints of the klp live patching core.\n"
+"Follow the klp:* tracepoints of the klp live patching core, and the\n"
+"enables, disables and transitions of the kernel's builtin livepatch.\n"
 "\n"
 "One line per event: timestamp (CLOCK_MONOTONIC seconds), [CPU], task-pid,\n"
 "event name and its fields as name=value; addresses print as symbols.\n"
 "State changes print in the core's order (their seq), even when read from\n"
 "several CPUs' buffers.\n"
 "Reads a private tracefs instance, so other tracefs users are not disturbed.\n"
+"The builtin livepatch's records (klp_patch_enable, klp_patch_disable,\n"
+"klp_transition) come from kprobe events on its own functions, and carry\n"
+"core=livepatch; without the klp core, only they are traced.\n"
 "\n"
-"USAGE: klp-trace [-e EVENT]... [--no-redirect] [--json] [-c COUNT] [-t SECONDS]\n"
+"USAGE: klp-trace [-e EVENT]... [--no-redirect] [--core CORE] [--json]\n"
+"                 [-c COUNT] [-t SECONDS]\n"
 "\n"
 "EXAMPLES:\n"
 "    klp-trace                      # every klp event until Ctrl-C\n"
 "    klp-trace --no-redirect        # state changes only, not every patched call\n"
 "    klp-trace -e klp_func_push -e klp_func_pop   # func_stack changes only\n"
 "    klp-trace -e klp_redirect -c 100   # the next 100 redirected calls\n"
-"    klp-trace --json -t 10         # one JSON object per event, for 10 seconds\n";
+"    klp-trace --json -t 10         # one JSON object per event, for 10 seconds\n"
+"    klp-trace --core livepatch     # the builtin livepatch's records only\n";
 
 enum {
 	OPT_NO_REDIRECT = 256,
+	OPT_CORE,
 };
 
 static const struct argp_option opts[] = {
@@ -61,6 +69,8 @@ static const struct argp_option opts[] = {
 	  "Trace only EVENT (klp_func_push or klp:klp_func_push); repeatable", 0 },
 	{ "no-redirect", OPT_NO_REDIRECT, NULL, 0,
 	  "Leave out klp_redirect, which fires on every patched call", 0 },
+	{ "core", OPT_CORE, "CORE", 0,
+	  "Trace only CORE: klp (the klp core's events) or livepatch (the builtin's)", 0 },
 	{ "json", 'j', NULL, 0, "Print one JSON object per line", 0 },
 	{ "count", 'c', "COUNT", 0, "Exit after COUNT events", 0 },
 	{ "duration", 't', "SECONDS", 0, "Exit after SECONDS seconds", 0 },
@@ -68,30 +78,6 @@ static const struct argp_option opts[] = {
 	{ 0 },
 };
 
-struct env {
-	const char *events[MAX_EVENTS];
-	int nr_events;
-	bool no_redirect;
-	bool json;
-	long count;
-	long duration;
-};
-
-/* The whole of klp-trace's state, passed around. */
-struct klp_trace {
-	struct env env;
-	struct tep_handle *tep;
-	struct klp_ksyms ksyms;
-	struct ev_format fmt;
-	struct trace_instance ti;
-	struct ev_info evs[MAX_EVENTS];
-	int nr_evs;
-	unsigned long long deadline_ns;	/* -t, CLOCK_MONOTONIC; 0: none */
-	long printed;
-	struct seq_order order;		/* transitions in the core's order */
-	bool done;
-	bool cmdlines_reloaded;
-};
 
 /* What the signal handler sets: the signal, and when it came. */
 static volatile sig_atomic_t exiting;
@@ -144,6 +130,14 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_NO_REDIRECT:
 		t->env.no_redirect = true;
 		break;
+	case OPT_CORE:
+		if (strcmp(arg, CORE_KLP) && strcmp(arg, CORE_LIVEPATCH)) {
+			fprintf(stderr, "klp-trace: invalid core: %s (klp or livepatch)\n",
+				arg);
+			argp_usage(state);
+		}
+		t->env.core = arg;
+		break;
 	case 'j':
 		t->env.json = true;
 		break;
@@ -172,64 +166,6 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 }
 
 /* --- events ----------------------------------------------------------- */
-static int add_event(struct klp_trace *t, struct tep_event *event)
-{
-	int i;
-
-	for (i = 0; i < t->nr_evs; i++)
-		if (t->evs[i].event == event)
-			return 0;
-	if (t->nr_evs == MAX_EVENTS) {
-		fprintf(stderr, "klp-trace: more than %d klp events\n", MAX_EVENTS);
-		return -1;
-	}
-	if (ev_info_init(&t->evs[t->nr_evs], event)) {
-		fprintf(stderr, "klp-trace: out of memory\n");
-		return -1;
-	}
-	t->nr_evs++;
-	return 0;
-}
-
-static int select_events(struct klp_trace *t)
-{
-	struct tep_event **all, *event;
-	int i;
-
-	for (i = 0; i < t->env.nr_events; i++) {
-		if (t->env.no_redirect && !strcmp(t->env.events[i], KLP_REDIRECT))
-			continue;
-		event = tep_find_event_by_name(t->tep, KLP_SYSTEM, t->env.events[i]);
-		if (!event) {
-			fprintf(stderr, "klp-trace: no event %s:%s (see %s/events/%s)\n",
-				KLP_SYSTEM, t->env.events[i], tracefs_tracing_dir(),
-				KLP_SYSTEM);
-			return -1;
-		}
-		if (add_event(t, event))
-			return -1;
-	}
-
-	if (!t->env.nr_events) {
-		all = tep_list_events(t->tep, TEP_EVENT_SORT_ID);
-		for (i = 0; all && all[i]; i++) {
-			event = all[i];
-			if (strcmp(event->system, KLP_SYSTEM))
-				continue;
-			if (t->env.no_redirect && !strcmp(event->name, KLP_REDIRECT))
-				continue;
-			if (add_event(t, event))
-				return -1;
-		}
-	}
-
-	if (!t->nr_evs) {
-		fprintf(stderr, "klp-trace: no events selected\n");
-		return -1;
-	}
-	return 0;
-}
-
 static struct ev_info *find_info(struct klp_trace *t, struct tep_event *event)
 {
 	int i;
@@ -297,26 +233,95 @@ static int emit_record(const char *text, size_t len, void *ctx)
 	return 0;
 }
 
+/* A line begun: timestamp, CPU, task, event; NULL when out of memory. */
+static FILE *line_open(struct klp_trace *t, char **text, size_t *len,
+		       unsigned long long ts, int cpu, int pid,
+		       const char *event, const char *core)
+{
+	const char *comm = task_comm(t, pid);
+	FILE *out = open_memstream(text, len);
+
+	if (!out) {
+		fprintf(stderr, "klp-trace: out of memory\n");
+		t->done = true;
+		return NULL;
+	}
+	if (t->env.json) {
+		fprintf(out, "{\"ts\":%llu.%09llu,\"cpu\":%d,\"pid\":%d,\"comm\":",
+			ts / NSEC_PER_SEC, ts % NSEC_PER_SEC, cpu, pid);
+		json_put_str(out, comm, strlen(comm));
+		fprintf(out, ",\"event\":\"%s\"", event);
+		if (core)
+			fprintf(out, ",\"core\":\"%s\"", core);
+	} else {
+		fprintf(out, "%llu.%06llu [%03d] %s-%d %s:",
+			ts / NSEC_PER_SEC, ts % NSEC_PER_SEC / 1000,
+			cpu, comm, pid, event);
+	}
+	return out;
+}
+
+/*
+ * The line ended and handed to the order; non-zero: stop reading.  The
+ * text and its length are the stream's: final once it is closed.
+ */
+static int line_close(struct klp_trace *t, FILE *out, char **text,
+		      size_t *len, bool has_seq, unsigned long long seq)
+{
+	fputs(t->env.json ? "}\n" : "\n", out);
+	if (fclose(out)) {
+		free(*text);
+		fprintf(stderr, "klp-trace: out of memory\n");
+		t->done = true;
+		return 1;
+	}
+	if (seq_order_put(&t->order, has_seq, seq, *text, *len)) {
+		t->done = true;
+		return 1;
+	}
+	return 0;
+}
+
+/* A hit of a probe on the builtin livepatch: its records, in order. */
+static int handle_builtin(struct klp_trace *t, struct tep_record *rec,
+			  int cpu, const struct lpt_rec *recs, int n)
+{
+	int pid = tep_data_pid(t->tep, rec), i;
+	size_t len;
+	char *text;
+	FILE *out;
+
+	for (i = 0; i < n; i++) {
+		if (!lp_wanted(t, recs[i].event))
+			continue;
+		out = line_open(t, &text, &len, recs[i].ts, cpu, pid,
+				recs[i].event, CORE_LIVEPATCH);
+		if (!out)
+			return 1;
+		lpt_print_fields(out, t->env.json, &recs[i]);
+		if (line_close(t, out, &text, &len, false, 0))
+			return 1;
+	}
+	return 0;
+}
+
 static int handle_record(struct tep_event *event, struct tep_record *rec,
 			 int cpu, void *ctx)
 {
 	struct klp_trace *t = ctx;
 	struct ev_info *ei = find_info(t, event);
 	unsigned long long seq = 0;
+	struct lpt_rec recs[2];
 	bool has_seq;
-	const char *comm;
 	size_t len;
 	char *text;
 	FILE *out;
-	int pid;
+	int n;
 
 	if (ferror(stdout) || past_end(t, rec->ts)) {
 		t->done = true;
 		return 1;
 	}
-	if (!ei)
-		return 0;
-
 	if (rec->missed_events) {
 		if (rec->missed_events > 0)
 			fprintf(stderr, "klp-trace: CPU %d: %lld events lost\n",
@@ -327,40 +332,21 @@ static int handle_record(struct tep_event *event, struct tep_record *rec,
 		if (seq_order_flush(&t->order))
 			return 1;
 	}
+	if (t->lp.on) {
+		n = lpt_read(&t->lp, event, rec, recs);
+		if (n >= 0)
+			return handle_builtin(t, rec, cpu, recs, n);
+	}
+	if (!ei)
+		return 0;
 
-	out = open_memstream(&text, &len);
-	if (!out) {
-		fprintf(stderr, "klp-trace: out of memory\n");
-		t->done = true;
+	out = line_open(t, &text, &len, rec->ts, cpu, tep_data_pid(t->tep, rec),
+			event->name, CORE_KLP);
+	if (!out)
 		return 1;
-	}
-	pid = tep_data_pid(t->tep, rec);
-	comm = task_comm(t, pid);
-	if (t->env.json) {
-		fprintf(out, "{\"ts\":%llu.%09llu,\"cpu\":%d,\"pid\":%d,\"comm\":",
-			rec->ts / NSEC_PER_SEC, rec->ts % NSEC_PER_SEC, cpu, pid);
-		json_put_str(out, comm, strlen(comm));
-		fprintf(out, ",\"event\":\"%s\"", event->name);
-	} else {
-		fprintf(out, "%llu.%06llu [%03d] %s-%d %s:",
-			rec->ts / NSEC_PER_SEC, rec->ts % NSEC_PER_SEC / 1000,
-			cpu, comm, pid, event->name);
-	}
 	ev_print_fields(out, &t->fmt, ei, rec);
-	fputs(t->env.json ? "}\n" : "\n", out);
-	if (fclose(out)) {
-		free(text);
-		fprintf(stderr, "klp-trace: out of memory\n");
-		t->done = true;
-		return 1;
-	}
-
 	has_seq = ei->seq && !tep_read_number_field(ei->seq, rec->data, &seq);
-	if (seq_order_put(&t->order, has_seq, seq, text, len)) {
-		t->done = true;
-		return 1;
-	}
-	return 0;
+	return line_close(t, out, &text, &len, has_seq, seq);
 }
 
 /* --- setup and teardown ------------------------------------------------ */
@@ -369,7 +355,10 @@ static void cleanup(struct klp_trace *t)
 {
 	int i;
 
+	/* disabled in the instance first: an enabled probe cannot go */
+	lpt_disable(&t->lp, t->ti.tfs);
 	ti_destroy(&t->ti, t->evs, t->nr_evs);
+	lpt_destroy(&t->lp);
 	for (i = 0; i < t->nr_evs; i++)
 		ev_info_free(&t->evs[i]);
 	t->nr_evs = 0;
@@ -387,7 +376,7 @@ static void cleanup(struct klp_trace *t)
 static int setup_order(struct klp_trace *t)
 {
 	unsigned long long last = 0;
-	bool on = !t->env.nr_events;
+	bool on = !t->env.nr_events && t->klp_on;
 	int err;
 
 	if (on) {
@@ -483,7 +472,7 @@ int main(int argc, char **argv)
 	if (err)
 		goto out;
 	err = 1;
-	if (ti_check_tracefs())
+	if (ti_check_tracefs() || select_cores(t))
 		goto out;
 
 	t->tep = tracefs_local_events_system(NULL, systems);
@@ -509,12 +498,17 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	if (select_events(t) || ti_create(&t->ti, t->evs, t->nr_evs) ||
+	    (t->lp.on && lpt_create(&t->lp, t->tep, t->ti.tfs)) ||
 	    setup_order(t))
 		goto out;
 	if (t->env.duration)
 		t->deadline_ns = now_ns() + t->env.duration * NSEC_PER_SEC;
-	fprintf(stderr, "Tracing %d klp event%s... Hit Ctrl-C to end.\n",
-		t->nr_evs, t->nr_evs == 1 ? "" : "s");
+	if (!t->nr_evs)
+		fprintf(stderr, "Tracing the builtin livepatch's records... Hit Ctrl-C to end.\n");
+	else
+		fprintf(stderr, "Tracing %d klp event%s%s... Hit Ctrl-C to end.\n",
+			t->nr_evs, t->nr_evs == 1 ? "" : "s",
+			t->lp.on ? " and the builtin livepatch's records" : "");
 	err = trace_loop(t) ? 1 : 0;
 out:
 	cleanup(t);

@@ -4,10 +4,15 @@
  *
  *   klp-trace.c         options, signals, the read loop, the core's order
  *                       (seqorder_lib.c)
+ *   klp-trace_select.c  the cores and the events to trace
  *   klp-trace_instance.c  the private tracefs instance: checked, created
  *                       with the events enabled, removed
  *   klp-trace_format.c  one record as a line of text or of JSON, every
  *                       field by name from the event's format file
+ *   klp-trace_builtin.c the kernel's builtin livepatch: kprobe events on
+ *                       its own functions, created, enabled and removed
+ *   klp-trace_builtin_rec.c  what those probes' hits mean: the builtin's
+ *                       records, in klp's names (no tracefs in it)
  */
 #ifndef _KLP_TRACE_H
 #define _KLP_TRACE_H
@@ -18,8 +23,13 @@
 
 struct tracefs_instance;
 #include "ksyms.h"
+#include "seqorder.h"
+#include "klp-trace_builtin.h"
 
 #define KLP_SYSTEM		"klp"
+#define KLP_REDIRECT		"klp_redirect"
+#define MAX_EVENTS		32
+#define CORE_KLP		"klp"
 
 /* One field of a selected event, with what we know about printing it. */
 struct ev_field {
@@ -49,6 +59,62 @@ struct trace_instance {
 	bool mono_clock;		/* record timestamps are CLOCK_MONOTONIC */
 };
 
+/* --- the builtin's probes in tracefs (klp-trace_builtin.c) --------- */
+
+struct tracefs_dynevent;
+
+struct lp_trace {
+	bool on;				/* its records are traced */
+	char group[32];				/* klp_trace_<pid> */
+	struct lpt_offsets off;
+	struct tracefs_dynevent *dev[LPT_NR];
+	struct tep_event *event[LPT_NR];
+	bool enabled[LPT_NR];
+	struct lpt_decoder dec;
+};
+
+int lpt_check(struct lp_trace *lp, bool say_absent);
+int lpt_create(struct lp_trace *lp, struct tep_handle *tep,
+	       struct tracefs_instance *inst);
+void lpt_disable(struct lp_trace *lp, struct tracefs_instance *inst);
+void lpt_destroy(struct lp_trace *lp);
+int lpt_read(struct lp_trace *lp, struct tep_event *event,
+	     struct tep_record *rec, struct lpt_rec out[2]);
+
+/* What the command line asked for. */
+struct env {
+	const char *events[MAX_EVENTS];
+	int nr_events;
+	bool no_redirect;
+	const char *core;		/* NULL: both */
+	bool json;
+	long count;
+	long duration;
+};
+
+/* The whole of klp-trace's state, passed around. */
+struct klp_trace {
+	struct env env;
+	struct tep_handle *tep;
+	struct klp_ksyms ksyms;
+	struct ev_format fmt;
+	struct trace_instance ti;
+	struct ev_info evs[MAX_EVENTS];
+	int nr_evs;
+	bool klp_on;			/* the klp core's events are traced */
+	struct lp_trace lp;		/* the builtin livepatch's */
+	unsigned long long deadline_ns;	/* -t, CLOCK_MONOTONIC; 0: none */
+	long printed;
+	struct seq_order order;		/* transitions in the core's order */
+	bool done;
+	bool cmdlines_reloaded;
+};
+
+int select_cores(struct klp_trace *t);
+int select_events(struct klp_trace *t);
+bool lp_wanted(const struct klp_trace *t, const char *name);
+
+bool ti_klp_events_exist(void);
 int ti_check_tracefs(void);
 int ti_create(struct trace_instance *ti, struct ev_info *evs, int nr);
 void ti_destroy(struct trace_instance *ti, struct ev_info *evs, int nr);

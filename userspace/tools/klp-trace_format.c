@@ -64,20 +64,6 @@ void ev_info_free(struct ev_info *ei)
 	ei->fields = NULL;
 }
 
-static void put_text_str(FILE *out, const char *s, int len)
-{
-	int i;
-
-	for (i = 0; i < len; i++)
-		if ((unsigned char)s[i] <= ' ' || s[i] == '"' || s[i] == '\\' ||
-		    (unsigned char)s[i] == 0x7f)
-			break;
-	if (len && i == len)
-		fwrite(s, 1, len, out);
-	else
-		json_put_str(out, s, len);
-}
-
 /* Other arrays print as hex bytes, "0a1b..." */
 static void put_hex(FILE *out, const char *s, int len)
 {
@@ -157,7 +143,7 @@ static void print_field(FILE *out, const struct ev_format *fmt,
 		else if (fmt->json)
 			json_put_str(out, s, strnlen(s, len));
 		else
-			put_text_str(out, s, strnlen(s, len));
+			json_put_text(out, s, strnlen(s, len));
 		return;
 	}
 

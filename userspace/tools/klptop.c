@@ -39,6 +39,7 @@ struct klptop {
 	struct kt_log log;
 	struct kt_counters counters;
 	struct kt_bpf bpf;
+	bool klp;			/* the klp core is loaded: its source on */
 	struct lp_source lp;		/* the kernel's builtin livepatch */
 	unsigned long long last_tick_ns;
 	unsigned long long lost_events_seen;
@@ -231,27 +232,27 @@ static int refresh(struct klptop *k, unsigned long long tick, bool show)
 	size_t i;
 	int err;
 
-	err = kt_bpf_consume(&k->bpf);
+	err = k->klp ? kt_bpf_consume(&k->bpf) : 0;
 	if (err)
 		return err;
 	tot.elapsed = (double)(tick - k->last_tick_ns) / KT_NSEC_PER_SEC;
 	k->last_tick_ns = tick;
-	tot.lost_events = kt_bpf_lost_events(&k->bpf);
-	tot.lost_hits = kt_bpf_lost_hits(&k->bpf);
+	tot.lost_events = k->klp ? kt_bpf_lost_events(&k->bpf) : 0;
+	tot.lost_hits = k->klp ? kt_bpf_lost_hits(&k->bpf) : 0;
 	if (tot.lost_events != k->lost_events_seen) {
 		/* the ring buffer overflowed: only the state file knows now */
 		k->lost_events_seen = tot.lost_events;
 		k->model.need_resync = true;
 	}
 	/* the model current first: the counters name their ids from it */
-	if (k->model.need_resync) {
+	if (k->klp && k->model.need_resync) {
 		err = kt_model_resync(&k->model);
 		if (err)
 			return err;
 	}
 	kt_tr_builtin_scan(&k->model.trs);	/* none: nothing to show */
 
-	err = kt_counters_update(&k->counters, &k->model);
+	err = k->klp ? kt_counters_update(&k->counters, &k->model) : 0;
 	if (!err)
 		err = lp_source_update(&k->lp, &k->model, &k->log);
 	if (err)
@@ -299,7 +300,7 @@ static int run(struct klptop *k)
 {
 	unsigned long long step = k->interval * KT_NSEC_PER_SEC, next, now;
 	struct pollfd pfd[2] = {
-		{ .fd = kt_bpf_events_fd(&k->bpf), .events = POLLIN },
+		{ .fd = k->klp ? kt_bpf_events_fd(&k->bpf) : -1, .events = POLLIN },
 		{ .fd = STDIN_FILENO, .events = POLLIN },
 	};
 	int err = 0, printed = 0, nfds = k->tty.keys ? 2 : 1;
@@ -377,16 +378,21 @@ int main(int argc, char **argv)
 		kt_tty_size(&k->tty, &k->view.term_rows, &k->view.term_cols);
 	if (k->verbose)
 		libbpf_set_print(kt_bpf_print_all);
-	if (kt_bpf_check_environment())
+	/* without the klp core, the builtin livepatch alone if it has a patch */
+	k->klp = !access(KLP_SYSFS_ROOT, F_OK) || !lp_sysfs_has_patches();
+	if (k->klp && kt_bpf_check_environment())
 		return 1;
+	if (!k->klp)
+		fprintf(stderr, "klptop: the klp core is not loaded (%s missing): the builtin livepatch's patches only\n",
+			KLP_SYSFS_ROOT);
 	k->view.realtime_off_ns = now_ns(CLOCK_REALTIME) - now_ns(CLOCK_MONOTONIC);
 
 	/*
 	 * Attached first: the state file's seq then says which of the
 	 * events to come it already contains.
 	 */
-	err = bpf_setup(k);
-	if (!err)
+	err = k->klp ? bpf_setup(k) : 0;
+	if (!err && k->klp)
 		err = kt_model_resync(&k->model);
 	if (!err)
 		err = lp_source_open(&k->lp);

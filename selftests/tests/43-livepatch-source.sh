@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # klp-accel: tcg,thread=single
-# klp-min-results: 45
+# klp-min-results: 47
 # Single-threaded TCG: the builtin livepatch's enables and disables
 # rewrite call sites while the other CPU runs (on 6.12 every
 # cond_resched() one, sched_dynamic_klp_enable()), which multi-threaded
@@ -149,6 +149,18 @@ assert_eq "the last enabled wins; the first below it" \
 	"$(row "$line" klp_target_c)"
 assert_eq "the klp patch's row unchanged" \
 	"klp klp_test_p1 klp_test_p1 1" "$(row "$line" klp_target_a)"
+
+# Two open files per counted function (a perf event, a BPF link): a
+# klptop whose soft limit stops one short of the highest file the running
+# one holds still counts both builtin funcs (it raises the limit), as a
+# 1000-function patch needs past the usual 1024.
+maxfd=$(ls /proc/$KT_PID/fd | sort -n | tail -n 1)
+(ulimit -Sn "$maxfd" && "$KLP_BIN/klptop" --json 1 2) > "$T/nofile.json" 2> "$T/nofile.err"
+assert_eq "klptop under a soft limit of $maxfd open files: both builtin funcs on their row" \
+	"livepatch klp_test_builtin2 klp_test_builtin2,klp_test_builtin 2" \
+	"$(row "$(tail -n 1 "$T/nofile.json")" klp_target_c)"
+assert_eq "... every call countable: no 'cannot count' on stderr" "" \
+	"$(grep 'cannot count' "$T/nofile.err")"
 
 # exact counts: every call goes to the winner's pair, none to the other
 before=$line

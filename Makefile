@@ -34,9 +34,14 @@ BPFTOOL ?= bpftool
 CC ?= gcc
 CFLAGS ?= -g -O2 -Wall -Wextra -Wno-unused-parameter
 ARCH_BPF := x86
+# userspace/'s rooms (userspace/README.md): the tools, the sources that
+# feed the model, the model, and the helpers they share.
+USER_ROOMS := tools sources model lib
+vpath %.c $(addprefix userspace/,$(USER_ROOMS))
 # GNU: program_invocation_short_name names the tool in shared messages.
 # libtracefs' and libtraceevent's headers include each other by bare name.
-INCLUDES := -D_GNU_SOURCE -Iinclude -I$(BPF_OUT) -I$(OUT) -Iuserspace \
+INCLUDES := -D_GNU_SOURCE -Iinclude -I$(BPF_OUT) -I$(OUT) \
+	$(addprefix -Iuserspace/,$(USER_ROOMS)) \
 	$(shell pkg-config --cflags libtracefs libtraceevent 2>/dev/null)
 
 # The version and the git revision the tools are built from (klp-exporter's
@@ -60,7 +65,7 @@ CORE_SRCS := $(filter-out %.mod.c,$(wildcard core/*.c)) $(wildcard core/*.h) cor
 BPF_PROGS := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))
 SKELS := $(patsubst %,$(BPF_OUT)/%.skel.h,$(BPF_PROGS))
 TOOLS := $(BIN)/klptop $(BIN)/klp-trace $(BIN)/klp-exporter
-TOOL_OBJS := $(patsubst userspace/%.c,$(OUT)/obj/%.o,$(wildcard userspace/*.c))
+TOOL_OBJS := $(patsubst %.c,$(OUT)/obj/%.o,$(notdir $(wildcard userspace/*/*.c)))
 
 .PHONY: all modules userspace deps run check check-debug bench clean kernel-check \
 	install install-dkms-src
@@ -97,28 +102,29 @@ $(BPF_OUT)/%.bpf.o: bpf/%.bpf.c include/klp/uapi.h vmlinux.h | $(BPF_OUT)
 $(BPF_OUT)/%.skel.h: $(BPF_OUT)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@
 
-# Each tool: userspace/<tool>.c, its own rooms (<tool>_ROOMS, each a
-# userspace/<room>.c), the helpers it shares (<tool>_LIBS, each a
-# userspace/<name>_lib.c), its BPF skeleton when bpf/<tool>.bpf.c exists,
-# and the libraries it needs (<tool>_PKGS).  Header dependencies come from
-# the compiler (-MMD), so a change rebuilds only what includes it.
+# Each tool: userspace/tools/<tool>.c, its rooms (<tool>_ROOMS, each a
+# <room>.c in one of userspace/'s rooms), the helpers it shares
+# (<tool>_LIBS, each a userspace/*/<name>_lib.c), its BPF skeleton when
+# bpf/<tool>.bpf.c exists, and the libraries it needs (<tool>_PKGS).
+# Header dependencies come from the compiler (-MMD), so a change rebuilds
+# only what includes it.
 klptop_ROOMS := klptop_model klptop_events klptop_counters klptop_attach \
 	klptop_screen klptop_tty klptop_keys klptop_json transition_model \
 	transition_builtin transition_show source_livepatch
-klptop_LIBS := snapshot json strbuf
+klptop_LIBS := snapshot json strbuf readat
 klptop_PKGS := libbpf
 klp-exporter_ROOMS := klptop_model klptop_events klptop_counters klptop_attach \
 	transition_model transition_builtin \
 	klp-exporter_metrics klp-exporter_http klp-exporter_textfile \
 	klp-exporter_options klp-exporter_self source_livepatch
-klp-exporter_LIBS := snapshot strbuf
+klp-exporter_LIBS := snapshot strbuf readat
 klp-exporter_PKGS := libbpf libmicrohttpd
 klp-trace_ROOMS := klp-trace_format klp-trace_instance
 klp-trace_LIBS := seqorder json strbuf ksyms
 klp-trace_PKGS := libtracefs libtraceevent
 
 .SECONDEXPANSION:
-$(OUT)/obj/%.o: userspace/%.c $$(if $$(wildcard bpf/$$*.bpf.c),$(BPF_OUT)/$$*.skel.h) | $(OUT)/obj
+$(OUT)/obj/%.o: %.c $$(if $$(wildcard bpf/$$*.bpf.c),$(BPF_OUT)/$$*.skel.h) | $(OUT)/obj
 	$(CC) $(CFLAGS) $(INCLUDES) -MMD -MP -c $< -o $@
 
 $(BIN)/%: $(OUT)/obj/%.o $$(addprefix $(OUT)/obj/,$$(addsuffix .o,$$($$*_ROOMS)) $$(addsuffix _lib.o,$$($$*_LIBS))) | $(BIN)

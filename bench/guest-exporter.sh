@@ -11,12 +11,13 @@
 EXPORTER=$top/build/bin/klp-exporter
 XS=${XS:-30}
 
-# ex_run CONFIG N: the exporter, XS scrapes, its figures
+# ex_run CONFIG N: the exporter, XS scrapes, its figures (KT_START_TRIES,
+# KT_ON_START, KT_ON_STOP as for guest.sh's kt_run)
 ex_run() {
 	local cfg=$1 n=$2 pid a b i url=http://127.0.0.1:9873/metrics got
 	taskset -c 1 "$EXPORTER" -l 127.0.0.1:9873 2> "$T/ex.err" &
 	pid=$!
-	for i in $(seq 300); do
+	for i in $(seq "${KT_START_TRIES:-300}"); do
 		curl -sf --max-time 30 -o "$T/ex.out" "$url" && break
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.1
@@ -28,9 +29,12 @@ ex_run() {
 		return
 	fi
 	# a real N-function scrape: one winner sample per patched function
-	got=$(grep -c '^klp_func_winner{' "$T/ex.out")
-	info exporter_winner_series "$got"
-	[ "$got" -ge "$n" ] || err "klp-exporter served $got winner samples, fewer than $n"
+	# (of the core EX_CORE, klp or livepatch, when it is set)
+	got=$(grep -c "^klp_func_winner{.*core=\"${EX_CORE:-}" "$T/ex.out")
+	info "exporter_winner_series${EX_CORE:+_$cfg}" "$got"
+	[ "$got" -ge "$n" ] ||
+		err "klp-exporter served $got winner samples${EX_CORE:+ of core $EX_CORE}, fewer than $n"
+	"${KT_ON_START:-:}"
 	# The exporter's CPU time over XS scrapes, divided: a reading right
 	# after one scrape can miss the exporter's last instants of it (a
 	# running task's time is brought up to date only when it stops or
@@ -49,6 +53,7 @@ ex_run() {
 	out exporter bytes_per_scrape "$cfg" 1 "$(wc -c < "$T/ex.out")" B
 	out exporter vm_hwm_kb "$cfg" 1 "$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status")" kB
 	out exporter vm_rss_kb "$cfg" 1 "$(awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status")" kB
+	"${KT_ON_STOP:-:}"
 	kill "$pid"
 	wait "$pid"
 }

@@ -6,12 +6,14 @@
 # their order rotates from round to round, so that drift of the emulated
 # CPU hits all of them alike.
 #
-# Usage: bench/guest.sh [full|quick|tools|transition] [notools]
+# Usage: bench/guest.sh [full|quick|tools|transition|builtin] [notools]
 #   notools: leave out the klptop and exporter sections (bench/run.sh
 #   measures them in a boot of their own, tools mode, on multi-threaded TCG)
 #   transition: only what the consistency model changed: the redirect
 #   section's unpatched, builtin and ours, the transition section, and the
 #   scale section at N = 1000 (bench/run.sh -T)
+#   builtin: only the builtin livepatch as klptop and klp-exporter see it,
+#   beside klp (bench/guest-builtin.sh, bench/run.sh -B)
 #
 # Output, one record a line (bench/run.sh parses it; only stdout comes back
 # from the guest):
@@ -88,6 +90,8 @@ mkdir -p "$T"
 . "$top/bench/guest-exporter.sh"
 # shellcheck source=bench/guest-transition.sh disable=SC1091
 . "$top/bench/guest-transition.sh"
+# shellcheck source=bench/guest-builtin.sh disable=SC1091
+. "$top/bench/guest-builtin.sh"
 
 out() {	# out SECTION METRIC CONFIG ROUND VALUE UNIT
 	echo "B|$1|$2|$3|$4|$5|$6"
@@ -243,8 +247,14 @@ transition)		# what the consistency model changed (see Usage)
 	RR=5 RS=0 SCALE="1000:1" KT_N="" KT_SECS=0
 	REPS=4 KT_TARGET_S=0.02 UT_TARGET_S=0.03 RT=5
 	;;
+builtin)		# the builtin seen by the tools (see Usage)
+	# SCALE: the 1000-function modules loaded, no scale rounds
+	RR=0 RS=0 SCALE="1000:0" KT_N="" KT_SECS=10
+	REPS=4 KT_TARGET_S=0.02 UT_TARGET_S=0.03 RT=0
+	RB=5			# per-call rounds
+	;;
 *)
-	echo "usage: $0 [full|quick|tools|transition] [notools]" >&2
+	echo "usage: $0 [full|quick|tools|transition|builtin] [notools]" >&2
 	exit 2
 	;;
 esac
@@ -318,10 +328,11 @@ kt_lines() {
 	[ -f "$1" ] && wc -l < "$1" || echo 0
 }
 
-# wait_lines FILE N PID: until FILE has N lines (klptop attached/refreshed)
+# wait_lines FILE N PID [TRIES]: until FILE has N lines (klptop
+# attached/refreshed), TRIES tenths of a second at most (default 300)
 wait_lines() {
 	local i
-	for i in $(seq 300); do
+	for i in $(seq "${4:-300}"); do
 		[ "$(kt_lines "$1")" -ge "$2" ] && return 0
 		kill -0 "$3" 2>/dev/null || return 1
 		sleep 0.1
@@ -379,12 +390,40 @@ bpf_pass() {
 			fi
 		fi
 	fi
-	out redirect bpf_ns_per_run "$cfg" "$r" "$per" ns
-	out redirect bpf_run_cnt "$cfg" "$r" "$cnt" count
+	out "${MSEC:-redirect}" bpf_ns_per_run "$cfg" "$r" "$per" ns
+	out "${MSEC:-redirect}" bpf_run_cnt "$cfg" "$r" "$cnt" count
+}
+
+# kt_count CONFIG ROUND PROG: `klptop --json 1` on CPU 1 counting the
+# calls of the patched klp_target_a while CONFIG's loops run (measure,
+# every call 4201), then the own cost of its BPF program PROG that counts
+# them (bpf_pass).  It must have counted every call of the loops: the sum
+# of its intervals' hits, one more interval waited for after them.
+kt_count() {
+	local cfg=$1 r=$2 prog=$3 pid lines hits want=$((REPS * (NK + NU)))
+	rm -f "$T/kt.json"
+	taskset -c 1 "$KLPTOP" --json 1 > "$T/kt.json" 2> "$T/kt.err" &
+	pid=$!
+	if wait_lines "$T/kt.json" 1 "$pid"; then
+		measure "$cfg" "$r" 4201
+		bpf_pass "$cfg" "$prog" "$r" "$pid"
+		lines=$(kt_lines "$T/kt.json")
+		wait_lines "$T/kt.json" $((lines + 1)) "$pid" ||
+			err "klptop died during ${MSEC:-redirect} $cfg round $r: $(head -c 300 "$T/kt.err")"
+	else
+		err "klptop did not start: $(head -c 300 "$T/kt.err")"
+	fi
+	kill -INT "$pid" 2>/dev/null
+	wait "$pid"
+	hits=$(grep -o '"summary":{[^}]*' "$T/kt.json" |
+		grep -o '"hits":[0-9]*' | awk -F: '{ s += $2 } END { print s + 0 }')
+	info "klptop_hits_${MSEC:+${MSEC}_}${cfg}_r$r" "$hits (expected >= $want)"
+	[ "$hits" -ge "$want" ] ||
+		err "klptop counted $hits calls in ${MSEC:-redirect} $cfg round $r, fewer than the loops' $want"
 }
 
 run_config() {	# run_config CONFIG ROUND
-	local cfg=$1 r=$2 pid lines hits
+	local cfg=$1 r=$2 pid hits
 	case $cfg in
 	unpatched)
 		measure "$cfg" "$r" 100
@@ -403,24 +442,7 @@ run_config() {	# run_config CONFIG ROUND
 		# said once, below: klptop missing
 		[ -x "$KLPTOP" ] || return
 		ours_set bench_ours1 1
-		rm -f "$T/kt.json"
-		taskset -c 1 "$KLPTOP" --json 1 > "$T/kt.json" 2> "$T/kt.err" &
-		pid=$!
-		if wait_lines "$T/kt.json" 1 "$pid"; then
-			measure "$cfg" "$r" 4201
-			bpf_pass "$cfg" "$KT_PROG" "$r" "$pid"
-			lines=$(kt_lines "$T/kt.json")
-			wait_lines "$T/kt.json" $((lines + 1)) "$pid" ||
-				err "klptop died during redirect $cfg round $r: $(head -c 300 "$T/kt.err")"
-		else
-			err "klptop did not start: $(head -c 300 "$T/kt.err")"
-		fi
-		kill -INT "$pid" 2>/dev/null
-		wait "$pid"
-		hits=$(grep -o '"summary":{[^}]*' "$T/kt.json" |
-			grep -o '"hits":[0-9]*' | awk -F: '{ s += $2 } END { print s + 0 }')
-		info "klptop_hits_r$r" "$hits (expected >= $((NK + NU)))"
-		[ "$hits" -ge $((NK + NU)) ] || err "klptop counted $hits calls, fewer than $((NK + NU))"
+		kt_count "$cfg" "$r" "$KT_PROG"
 		ours_set bench_ours1 0
 		;;
 	ours_bpf0)
@@ -460,15 +482,22 @@ configs=(unpatched builtin ours ours_bpf0 ours_klptop ours_perf)
 [ -x "$KLPTOP" ] && "$KLPTOP" -h > /dev/null 2>&1 ||
 	{ [ -x "$KLPTOP" ] && err "build/bin/klptop -h failed"; }
 
-redirect_section() {
-	local r i k nc=${#configs[@]}
-	for ((r = 1; r <= RR; r++)); do
-		echo "# redirect: round $r/$RR (t=$(cut -d. -f1 /proc/uptime)s)"
-		for ((i = 0; i < nc; i++)); do
-			k=$(((i + r - 1) % nc))
-			run_config "${configs[$k]}" "$r"
+# rotated LABEL ROUNDS FUNC CONFIG...: ROUNDS rounds of `FUNC CONFIG
+# ROUND` for every CONFIG, their order rotating by one from round to round
+rotated() {
+	local label=$1 rounds=$2 fn=$3 r i k
+	shift 3
+	for ((r = 1; r <= rounds; r++)); do
+		echo "# $label: round $r/$rounds (t=$(cut -d. -f1 /proc/uptime)s)"
+		for ((i = 0; i < $#; i++)); do
+			k=$(((i + r - 1) % $# + 1))
+			"$fn" "${!k}" "$r"
 		done
 	done
+}
+
+redirect_section() {
+	rotated redirect "$RR" run_config "${configs[@]}"
 }
 
 # --- switch latency -------------------------------------------------------------
@@ -751,19 +780,23 @@ cpu_pct() {
 		if (a < 0 || b < a || ns <= 0) print -1; else printf f "\n", 100 * (b - a) / ns }'
 }
 
-# kt_run CONFIG ARGS...: klptop ARGS on CPU 1 for KT_SECS 1-s intervals
+# kt_run CONFIG ARGS...: klptop ARGS on CPU 1 for KT_SECS 1-s intervals;
+# KT_START_TRIES: tenths of a second it may take to start (default 300);
+# KT_ON_START, KT_ON_STOP: commands run once it has started (before the
+# first interval) and before it is stopped (default none)
 kt_run() {
 	local cfg=$1 pid i a b ta tb t0 a0 hwm rss
 	shift
 	rm -f "$T/kt.out"
 	taskset -c 1 "$KLPTOP" "$@" > "$T/kt.out" 2> "$T/kt.err" &
 	pid=$!
-	if ! wait_lines "$T/kt.out" 1 "$pid"; then
+	if ! wait_lines "$T/kt.out" 1 "$pid" "${KT_START_TRIES:-300}"; then
 		err "klptop $* did not start: $(head -c 300 "$T/kt.err")"
 		kill "$pid" 2>/dev/null
 		wait "$pid"
 		return
 	fi
+	"${KT_ON_START:-:}"
 	a0=$(cpu_ns "$pid")
 	[ "$a0" -ge 0 ] || err "klptop $*: no /proc/$pid/task/*/schedstat: no CPU figures"
 	t0=$(now_ns)
@@ -785,6 +818,7 @@ kt_run() {
 	# say what happened to it, not only that figures are missing
 	kill -0 "$pid" 2>/dev/null ||
 		err "klptop $* died during its $KT_SECS intervals: $(head -c 300 "$T/kt.err")"
+	"${KT_ON_STOP:-:}"
 	kill -INT "$pid"
 	wait "$pid"
 }
@@ -819,12 +853,16 @@ klptop_section() {
 # --- main -------------------------------------------------------------------------
 
 t_all=$(now_ns)
-if [ "$mode" != tools ]; then
-	redirect_section
-	switch_section
-	[ "$RT" -gt 0 ] && transition_section
+if [ "$mode" = builtin ]; then
+	builtin_section
+else
+	if [ "$mode" != tools ]; then
+		redirect_section
+		switch_section
+		[ "$RT" -gt 0 ] && transition_section
+	fi
+	scale_section
 fi
-scale_section
 info guest_seconds "$(( ($(now_ns) - t_all) / 1000000000 ))"
 echo "# bench: done (t=$(cut -d. -f1 /proc/uptime)s)"
 echo "I|done|1"

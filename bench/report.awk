@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # bench/report.awk - turn bench/guest.sh's records into the table (stdout,
 # markdown) and results.json (the file named by -v json=FILE).  The
-# transition section's table and figures are bench/report-transition.awk's
-# (awk -f bench/report.awk -f bench/report-transition.awk).
+# transition section's table and figures are bench/report-transition.awk's,
+# the builtin mode's and the targets bench/report-builtin.awk's (awk -f
+# bench/report.awk -f bench/report-transition.awk -f bench/report-builtin.awk).
 #
 #   B|section|metric|config|round|value|unit   samples
 #   I|key|value                                context
@@ -201,6 +202,8 @@ function require(s, m, c, want,    k) {
 #   tools  klp's scale at its N and the tools' section
 #   transition  the redirect section's unpatched, builtin and ours, the
 #          transition section, and scale at its N for both cores
+#   builtin  the builtin section's four configurations and the tools' rows
+#          of both cores (bench/report-builtin.awk)
 # A guest.sh that has the transition section says so (transition_rounds):
 # its full and quick runs need that section's figures too, and klp's
 # "returned" figures of the scale section.
@@ -211,8 +214,12 @@ function check_required(    mode, i, j, n, nc, nn, ns, nr, sr, sp, cf, ops, kind
 	mode = info["mode"]
 	if (!("done" in info))
 		problem("the guest run did not finish (no done record)")
-	if (mode != "full" && mode != "quick" && mode != "tools" && mode != "transition") {
-		problem("no mode record (I|mode|full, quick, tools or transition): which figures it needs is unknown")
+	if (mode != "full" && mode != "quick" && mode != "tools" && mode != "transition" && mode != "builtin") {
+		problem("no mode record (I|mode|full, quick, tools, transition or builtin): which figures it needs is unknown")
+		return
+	}
+	if (mode == "builtin") {
+		require_builtin(info["builtin_rounds"])
 		return
 	}
 	nn = split(info["scale_n"], ns, " ")
@@ -283,7 +290,8 @@ function jstr(s) {
 
 function jnum(v) { return v == "" ? "null" : sprintf("%.6g", v) }
 
-END {
+# The tables of every mode but builtin (bench/report-builtin.awk's)
+function main_tables() {
 	print "### Redirection cost per call of klp_target_a (ns)"
 	print ""
 	print "median (min-max) over the rounds; kernel loop: `a N` > klp_target/call;"
@@ -530,9 +538,22 @@ END {
 				printf "| %s | %s ms | %s | %s | %s |\n", ename[em[i]], cell("exporter", "cpu_ms_per_scrape", em[i]), cell("exporter", "bytes_per_scrape", em[i]), cell("exporter", "vm_hwm_kb", em[i]), cell("exporter", "vm_rss_kb", em[i])
 	}
 
+}
+
+END {
+	if (info["mode"] == "builtin")
+		builtin_table()
+	else
+		main_tables()
 	print ""
-	printf "Guest: %s, %s vCPUs (QEMU %s), kernel %s; %s rounds redirect, %s switch, %s transition; loops of %s kernel calls and %s preads.\n", info["cpu"], info["cpus"], accel_name(info["accel"]), info["kernel"], info["redirect_rounds"], info["switch_rounds"], ("transition_rounds" in info ? info["transition_rounds"] : 0), info["kernel_loop_calls"], info["user_preads"]
+	printf "Guest: %s, %s vCPUs (QEMU %s), kernel %s; ", info["cpu"], info["cpus"], accel_name(info["accel"]), info["kernel"]
+	if (info["mode"] == "builtin")
+		printf "%s rounds per call", info["builtin_rounds"]
+	else
+		printf "%s rounds redirect, %s switch, %s transition", info["redirect_rounds"], info["switch_rounds"], ("transition_rounds" in info ? info["transition_rounds"] : 0)
+	printf "; loops of %s kernel calls and %s preads.\n", info["kernel_loop_calls"], info["user_preads"]
 	check_required()
+	targets_missed()
 	if (nerr) {
 		print ""
 		print "Errors (the run is not published):"
@@ -561,7 +582,9 @@ END {
 	printf "\n  ],\n  \"ratios\": [" > json
 	for (i = 1; i <= nratios; i++)
 		printf "%s\n    {\"section\": %s, \"metric\": %s, \"ratio\": %s, \"n\": %d, \"min\": %s, \"median\": %s, \"max\": %s}", (i > 1 ? "," : ""), jstr(R_s[i]), jstr(R_m[i]), jstr(R_l[i]), R_n[i], jnum(R_min[i]), jnum(R_med[i]), jnum(R_max[i]) > json
-	printf "\n  ],\n  \"errors\": [" > json
+	printf "\n  ],\n" > json
+	targets_json(json)
+	printf "  \"errors\": [" > json
 	for (i = 1; i <= nerr; i++)
 		printf "%s\n    %s", (i > 1 ? "," : ""), jstr(errs[i]) > json
 	printf "\n  ]\n}\n" > json

@@ -27,45 +27,12 @@
 #include <linux/slab.h>
 #include "core.h"
 #include "patch.h"
-#include "builtin.h"
+#include "stack.h"
 #include "compat.h"
 #include "fault.h"
 #include "symbols.h"
 #include "transition.h"
 #include "klp_trace.h"
-
-/**
- * struct klp_func_stack - the enabled funcs replacing one function
- * @ip_node:	node in klp_stacks.by_ip (RCU: the handler)
- * @ip:		the function's ftrace location, what the handler is called
- *		with
- * @new_func:	the winner's new_func, NULL with none (the handler's, while
- *		klp_redirect has no listener)
- * @trans:	marked: the transition patch changes this function; the
- *		handler picks @with or @without by the task's state
- * @with:	the func a task in the patched state runs (NULL: original)
- * @without:	the func a task in the unpatched state runs (NULL: original)
- * @funcs:	the enabled klp_funcs for old_addr, the winner first
- * @addr_node:	node in klp_stacks.by_addr (klp_mutex)
- * @batch_node:	node in the list of a batch being switched (klp_mutex)
- * @old_addr:	the patched function
- * @depth:	number of funcs on @funcs
- *
- * What the handler reads comes first.
- */
-struct klp_func_stack {
-	struct hlist_node ip_node;
-	unsigned long ip;
-	void *new_func;
-	bool trans;
-	struct klp_func *with;
-	struct klp_func *without;
-	struct list_head funcs;
-	struct hlist_node addr_node;
-	struct list_head batch_node;
-	unsigned long old_addr;
-	unsigned int depth;
-};
 
 #define KLP_STACK_HASH_BITS	12
 
@@ -82,7 +49,13 @@ static struct klp_stacks {
 	bool tr_nops;
 } klp_stacks;
 
-static struct klp_func_stack *klp_find_stack(unsigned long old_addr)
+/**
+ * klp_find_stack() - the func_stack of a patched function
+ * @old_addr:	the function
+ *
+ * Return: its stack, or NULL if no func patches it
+ */
+struct klp_func_stack *klp_find_stack(unsigned long old_addr)
 {
 	struct klp_func_stack *stack;
 
@@ -186,7 +159,13 @@ void notrace klp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	ftrace_test_recursion_unlock(bit);
 }
 
-static struct klp_func *klp_stack_top(struct klp_func_stack *stack)
+/**
+ * klp_stack_top() - the winner of a func_stack
+ * @stack:	the stack
+ *
+ * Return: its top func, or NULL for an empty stack
+ */
+struct klp_func *klp_stack_top(struct klp_func_stack *stack)
 {
 	return list_first_entry_or_null(&stack->funcs, struct klp_func,
 					stack_node);
@@ -234,13 +213,15 @@ static void klp_stack_mark(struct klp_func_stack *stack)
 	klp_stack_mark_as(stack, top, top ? klp_stack_below(stack, top) : NULL);
 }
 
-/*
- * The handler's copy of the winner: after every change of the funcs.
+/**
+ * klp_stack_publish() - the handler's copy of the winner, after a change
+ * @stack:	a stack whose funcs changed
+ *
  * During a transition the stack is marked first, then the winner
  * published: the handler, which reads them the other way round, never
  * sends a task to a func its state has not reached.
  */
-static void klp_stack_publish(struct klp_func_stack *stack)
+void klp_stack_publish(struct klp_func_stack *stack)
 {
 	struct klp_func *top = klp_stack_top(stack);
 
@@ -252,9 +233,15 @@ static void klp_stack_publish(struct klp_func_stack *stack)
 	smp_store_release(&stack->new_func, top ? top->new_func : NULL);
 }
 
-static void klp_trace_stack_change(struct klp_func *func,
-				   struct klp_func_stack *stack, bool push,
-				   enum klp_cause cause)
+/**
+ * klp_trace_stack_change() - emit klp:klp_func_push or klp:klp_func_pop
+ * @func:	the func pushed or popped
+ * @stack:	its stack after the change, NULL if it went
+ * @push:	pushed (or popped)
+ * @cause:	why
+ */
+void klp_trace_stack_change(struct klp_func *func, struct klp_func_stack *stack,
+			    bool push, enum klp_cause cause)
 {
 	struct klp_func *top = stack ? klp_stack_top(stack) : NULL;
 	const char *winner = top ? klp_patch_name(top->obj->patch) : "";
@@ -273,24 +260,20 @@ static void klp_trace_stack_change(struct klp_func *func,
 				   winner_id, cause);
 }
 
-/* Objects a batch switches: @only, or every one in the given state. */
-static bool klp_batch_has(struct klp_object *obj, struct klp_object *only,
-			  enum klp_enable_state state)
-{
-	if (only)
-		return obj == only;
-	return obj->state == state && klp_is_object_loaded(obj);
-}
-
 static void klp_free_stack(struct klp_func_stack *stack)
 {
 	kfree(stack);
 	klp_mem_free(KLP_MEM_STACK);
 }
 
-/* A func goes on top of a stack that stays non-empty: it wins at once. */
-static void klp_push(struct klp_func_stack *stack, struct klp_func *func,
-		     enum klp_cause cause)
+/**
+ * klp_push() - a func goes on top of a stack that stays non-empty
+ * @stack:	the stack
+ * @func:	the func, which wins at once
+ * @cause:	why, for klp:klp_func_push
+ */
+void klp_push(struct klp_func_stack *stack, struct klp_func *func,
+	      enum klp_cause cause)
 {
 	if (klp_stacks.tr_patch) {
 		/* marked for func as the winner before it can be seen */
@@ -304,9 +287,14 @@ static void klp_push(struct klp_func_stack *stack, struct klp_func *func,
 	klp_trace_stack_change(func, stack, true, cause);
 }
 
-/* The func below (never none) takes over at once. */
-static void klp_pop(struct klp_func_stack *stack, struct klp_func *func,
-		    enum klp_cause cause)
+/**
+ * klp_pop() - a func leaves a stack that stays non-empty
+ * @stack:	the stack
+ * @func:	the func; the func below (never none) takes over at once
+ * @cause:	why, for klp:klp_func_pop
+ */
+void klp_pop(struct klp_func_stack *stack, struct klp_func *func,
+	     enum klp_cause cause)
 {
 	list_del_rcu(&func->stack_node);
 	klp_stack_publish(stack);
@@ -315,12 +303,16 @@ static void klp_pop(struct klp_func_stack *stack, struct klp_func *func,
 	klp_trace_stack_change(func, stack, false, cause);
 }
 
-/*
- * A stack for the first func of a function, hashed but not yet hooked:
- * the handler cannot be called for its ip before the batch's ftrace
- * update.
+/**
+ * klp_new_stack() - a stack for the first func of a function
+ * @func:	the func, its only one
+ *
+ * Hashed but not yet hooked: the handler cannot be called for its ip
+ * before the batch's ftrace update.
+ *
+ * Return: the stack, or an ERR_PTR()
  */
-static struct klp_func_stack *klp_new_stack(struct klp_func *func)
+struct klp_func_stack *klp_new_stack(struct klp_func *func)
 {
 	struct klp_func_stack *stack;
 	unsigned long ip;
@@ -348,12 +340,13 @@ static struct klp_func_stack *klp_new_stack(struct klp_func *func)
 	return stack;
 }
 
-/*
- * Unhash stacks taken out of ftrace (or never put in) and free them; if
- * the handler may still be running for them (@hooked), after an RCU grace
- * period.
+/**
+ * klp_drop_stacks() - unhash and free stacks out of ftrace
+ * @stacks:	stacks taken out of ftrace, or never put in, by batch_node
+ * @hooked:	the handler may still run for them: free after an RCU grace
+ *		period
  */
-static void klp_drop_stacks(struct list_head *stacks, bool hooked)
+void klp_drop_stacks(struct list_head *stacks, bool hooked)
 {
 	struct klp_func_stack *stack, *tmp;
 
@@ -367,291 +360,6 @@ static void klp_drop_stacks(struct list_head *stacks, bool hooked)
 		list_del(&stack->batch_node);
 		klp_free_stack(stack);
 	}
-}
-
-/* ftrace lets one IPMODIFY user own a function: say who has it. */
-static void klp_report_busy(struct klp_func *func)
-{
-	char owner[MODULE_NAME_LEN];
-
-	if (klp_builtin_owner(func->old_addr, owner, sizeof(owner)))
-		pr_err("function '%s' is already live patched by the kernel's builtin livepatch (patch '%s', see /sys/kernel/livepatch/%s): both cannot patch it\n",
-		       func->old_name, owner, owner);
-	else
-		pr_err("function '%s' is already modified by another IPMODIFY ftrace user (not the builtin livepatch: another live patching core or tracer)\n",
-		       func->old_name);
-}
-
-static unsigned long *klp_batch_ips(struct list_head *stacks, unsigned int n)
-{
-	struct klp_func_stack *stack;
-	unsigned long *ips;
-	unsigned int i = 0;
-
-	ips = klp_fault("alloc_ips") ? NULL :
-	      kvmalloc_array(n, sizeof(*ips), GFP_KERNEL);
-	if (ips)
-		list_for_each_entry(stack, stacks, batch_node)
-			ips[i++] = stack->ip;
-	return ips;
-}
-
-/*
- * Hook the functions of the new stacks, in one ftrace update.  On failure
- * *failed is the func to blame: the contested one for -EBUSY, else the
- * first.
- */
-static int klp_hook_stacks(struct list_head *fresh, unsigned int n,
-			   struct klp_func **failed)
-{
-	struct klp_func_stack *stack;
-	unsigned long *ips;
-	int ret, busy;
-
-	stack = list_first_entry(fresh, struct klp_func_stack, batch_node);
-	*failed = klp_stack_top(stack);
-
-	ips = klp_batch_ips(fresh, n);
-	if (!ips)
-		return -ENOMEM;
-
-	ret = klp_ftrace_add(ips, n);
-	if (ret == -EBUSY && !klp_ftrace_enabled()) {
-		/* The shared ops is PERMANENT: refused while the sysctl is 0. */
-		pr_err("function '%s' cannot be patched: ftrace is disabled (sysctl kernel.ftrace_enabled = 0)\n",
-		       (*failed)->old_name);
-	} else if (ret == -EBUSY) {
-		busy = klp_ftrace_contested(ips, n);
-		list_for_each_entry(stack, fresh, batch_node)
-			if (busy-- == 0)
-				*failed = klp_stack_top(stack);
-		klp_report_busy(*failed);
-	} else if (ret) {
-		pr_err("failed to set the ftrace filter for %u functions, '%s' first (%d)\n",
-		       n, (*failed)->old_name, ret);
-	}
-	kvfree(ips);
-	return ret;
-}
-
-/*
- * The next enabled func of the batch's objects before @func, last first:
- * start with NULL, stop at NULL.
- */
-static struct klp_func *klp_batch_prev(struct klp_patch *patch,
-				       struct klp_object *only,
-				       struct klp_func *func)
-{
-	struct klp_object *obj;
-
-	if (func) {
-		obj = func->obj;
-	} else {
-		klp_for_each_object(patch, obj)
-			;
-	}
-	for (;;) {
-		while (func && func-- != obj->funcs)
-			if (func->state == KLP_ENABLED)
-				return func;
-		/* the batch's object before obj, from its last func */
-		do {
-			if (obj == patch->objs)
-				return NULL;
-			obj--;
-		} while (!klp_batch_has(obj, only, KLP_ENABLED));
-		klp_for_each_func(obj, func)
-			;
-	}
-}
-
-/*
- * Pop the enabled funcs of the batch's objects, last first: first the
- * last funcs of their functions, unhooked
- * together in one ftrace update (their stacks freed after an RCU grace
- * period), then, last first, the funcs above others, each of which goes
- * at once.  If ftrace refuses the update, the funcs it was to unhook stay
- * enabled (ftrace may still call the handler for them) and so do their
- * objects; the others are popped all the same.
- */
-static int klp_unpatch_funcs(struct klp_patch *patch, struct klp_object *only,
-			     enum klp_cause cause)
-{
-	struct klp_func_stack *stack;
-	struct klp_object *obj;
-	struct klp_func *func;
-	LIST_HEAD(last);
-	unsigned long *ips;
-	unsigned int n = 0;
-	int ret = 0;
-
-	for (func = NULL; (func = klp_batch_prev(patch, only, func));) {
-		stack = klp_find_stack(func->old_addr);
-		if (!WARN_ON(!stack) && stack->depth == 1) {
-			list_add_tail(&stack->batch_node, &last);
-			n++;
-		}
-	}
-
-	if (n) {
-		ips = klp_batch_ips(&last, n);
-		ret = ips ? klp_ftrace_remove(ips, n) : -ENOMEM;
-		kvfree(ips);
-	}
-	if (ret) {
-		list_for_each_entry(stack, &last, batch_node)
-			pr_err("failed to unregister the ftrace handler of function '%s' (%d): it stays patched\n",
-			       klp_stack_top(stack)->old_name, ret);
-		INIT_LIST_HEAD(&last);
-	}
-	list_for_each_entry(stack, &last, batch_node) {
-		func = klp_stack_top(stack);
-		list_del_rcu(&func->stack_node);
-		klp_stack_publish(stack);
-		func->state = KLP_DISABLED;
-		klp_trace_stack_change(func, NULL, false, cause);
-	}
-	/* Unregistering the ops (the last functions) waited for the handler. */
-	klp_drop_stacks(&last, klp_ftrace_hooked());
-
-	for (func = NULL; (func = klp_batch_prev(patch, only, func));) {
-		stack = klp_find_stack(func->old_addr);
-		if (!WARN_ON(!stack) && stack->depth > 1)
-			klp_pop(stack, func, cause);
-	}
-
-	klp_for_each_object(patch, obj) {
-		if (!klp_batch_has(obj, only, KLP_ENABLED))
-			continue;
-		obj->state = KLP_DISABLED;
-		klp_for_each_func(obj, func)
-			if (func->state == KLP_ENABLED)
-				obj->state = KLP_ENABLED;
-	}
-	return ret;
-}
-
-/**
- * klp_unpatch_objects() - pop the funcs of a patch's objects, one ftrace update
- * @patch:	the patch
- * @only:	the one object to unpatch, or NULL for every enabled object
- *		of @patch
- * @cause:	why, for the klp:klp_func_pop events
- *
- * Each function falls back to the func below or, with none left, to its
- * original; those left with none are unhooked together in one ftrace
- * update.  If ftrace refuses, they stay patched (and their objects
- * enabled); the others are popped all the same.
- *
- * Return: 0, or ftrace's error
- */
-int klp_unpatch_objects(struct klp_patch *patch, struct klp_object *only,
-			enum klp_cause cause)
-{
-	lockdep_assert_held(&klp_mutex);
-
-	return klp_unpatch_funcs(patch, only, cause);
-}
-
-/*
- * First pass of a batch: a new stack, hashed but not hooked, for every
- * function patched for the first time.  Nothing is published: the
- * handler is not called for these functions yet, and no func goes on an
- * existing stack.
- */
-static int klp_prepare_stacks(struct klp_patch *patch, struct klp_object *only,
-			      struct list_head *fresh, unsigned int *n,
-			      struct klp_func **failed)
-{
-	struct klp_func_stack *stack;
-	struct klp_object *obj;
-	struct klp_func *func;
-	int ret = 0;
-
-	klp_for_each_object(patch, obj) {
-		if (!klp_batch_has(obj, only, KLP_DISABLED))
-			continue;
-		klp_for_each_func(obj, func) {
-			if (WARN_ON(!func->old_addr || func->state != KLP_DISABLED))
-				ret = -EINVAL;
-			ret = ret ?: klp_fault("enable_func");
-			if (ret) {
-				*failed = func;
-				return ret;
-			}
-			if (klp_find_stack(func->old_addr))
-				continue;
-			stack = klp_new_stack(func);
-			if (IS_ERR(stack)) {
-				*failed = func;
-				return PTR_ERR(stack);
-			}
-			list_add_tail(&stack->batch_node, fresh);
-			(*n)++;
-		}
-	}
-	return 0;
-}
-
-/**
- * klp_patch_objects() - push the funcs of a patch's objects, one ftrace update
- * @patch:	the patch
- * @only:	the one object to patch, or NULL for every loaded, disabled
- *		object of @patch
- * @cause:	why, for the klp:klp_func_push events
- *
- * Nothing is published until every step that can fail has succeeded:
- * the functions patched for the first time get new stacks, hooked
- * together in one ftrace update (from which they win), and only then do
- * the other funcs go on top of their functions' stacks (each wins at
- * once).  On failure (logged and traced, klp:klp_enable_failed) the new
- * stacks are dropped and no func was ever pushed: no caller ran a new
- * func of the patch.
- *
- * Return: 0, or error with every func of the objects disabled
- */
-int klp_patch_objects(struct klp_patch *patch, struct klp_object *only,
-		      enum klp_cause cause)
-{
-	struct klp_func *failed = NULL;
-	struct klp_func_stack *stack, *tmp;
-	struct klp_object *obj;
-	struct klp_func *func;
-	LIST_HEAD(fresh);
-	unsigned int n = 0;
-	int ret;
-
-	lockdep_assert_held(&klp_mutex);
-
-	ret = klp_prepare_stacks(patch, only, &fresh, &n, &failed);
-	if (!ret && n)
-		ret = klp_hook_stacks(&fresh, n, &failed);
-	if (ret) {
-		pr_err("failed to patch function '%s' of object '%s' for patch '%s' (%d)\n",
-		       failed->old_name, klp_obj_name(failed->obj),
-		       klp_patch_name(patch), ret);
-		klp_trace_failure(failed->obj, failed, ret);
-		klp_drop_stacks(&fresh, false);
-		return ret;
-	}
-
-	/* The hooked ones won first: say so, then push the others. */
-	list_for_each_entry_safe(stack, tmp, &fresh, batch_node) {
-		list_del_init(&stack->batch_node);
-		func = klp_stack_top(stack);
-		func->state = KLP_ENABLED;
-		klp_trace_stack_change(func, stack, true, cause);
-	}
-	klp_for_each_object(patch, obj) {
-		if (!klp_batch_has(obj, only, KLP_DISABLED))
-			continue;
-		klp_for_each_func(obj, func)
-			if (func->state == KLP_DISABLED)
-				klp_push(klp_find_stack(func->old_addr), func,
-					 cause);
-		obj->state = KLP_ENABLED;
-	}
-	return 0;
 }
 
 /**

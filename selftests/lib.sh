@@ -123,18 +123,33 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # and the tool rooms userspace/ROOM.c into DIR/t (a host test's driver of
 # one helper), with $KLP_SANITIZE; on failure the group ends
 unit_build() {
-	local dir=$1 name=$2 room srcs=("$KLP_TOP/userspace/$2_lib.c")
+	local dir=$1 name=$2 room srcs=("$(unit_src "$2_lib")")
 	shift 2
 	for room; do
-		srcs+=("$KLP_TOP/userspace/$room.c")
+		srcs+=("$(unit_src "$room")")
 	done
 	# shellcheck disable=SC2086 # KLP_SANITIZE is a list of flags
-	gcc -Wall -Werror -g -D_GNU_SOURCE $KLP_SANITIZE -I"$KLP_TOP/userspace" \
-		-I"$KLP_TOP/include" -I"$KLP_TOP/selftests/host" -o "$dir/t" \
+	gcc -Wall -Werror -g -D_GNU_SOURCE $KLP_SANITIZE \
+		"${UNIT_INCLUDES[@]}" -I"$KLP_TOP/include" \
+		-I"$KLP_TOP/selftests/host" -o "$dir/t" \
 		"$dir/t.c" "${srcs[@]}" 2> "$dir/err" && return 0
 	diag "$(cat "$dir/err")"
 	bail "the $name test program builds"
 }
+
+# unit_src ROOM: the path of ROOM.c in whichever of userspace/'s rooms
+# (tools, sources, model, lib) holds it
+unit_src() {
+	local f
+	for f in "$KLP_TOP"/userspace/*/"$1.c"; do
+		[ -f "$f" ] && echo "$f" && return 0
+	done
+	bail "userspace/*/$1.c exists"
+}
+UNIT_INCLUDES=()
+for d in "$KLP_TOP"/userspace/*/; do
+	UNIT_INCLUDES+=("-I$d")
+done
 
 # scratch_tree NAME: a copy of the working tree as it is (tracked files
 # and new ones not ignored) in build/NAME.XXXXXX, its path in SCRATCH,

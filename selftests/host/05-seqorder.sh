@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# userspace/seqorder_lib.c, which klp-trace uses to print the core's
+# userspace/lib/seqorder_lib.c, which klp-trace uses to print the core's
 # transitions in seq order: records fed out of order come out in order,
 # held ones wait for the gap, records without seq or from before the start
 # pass at once, a lost-events flush prints what waits, -c stops.

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# userspace/json_lib.c, the JSON string writer klptop and klp-trace share:
+# userspace/lib/json_lib.c, the JSON string writer klptop and klp-trace share:
 # every byte a kernel name can hold comes back from jq as it went in.
 . "$(dirname "$0")/../lib.sh"
 ktap_start "json_put_str: strings jq reads back unchanged"

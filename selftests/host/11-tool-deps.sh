@@ -27,23 +27,23 @@ stale() {
 check "all up to date after the build" \
 	eval 'make -q -C "$tmp" build/bin/klptop && make -q -C "$tmp" build/bin/klp-trace &&
 	      make -q -C "$tmp" build/bin/klp-exporter'
-assert_eq "userspace/seqorder_lib.c: klp-trace only" "klp-trace" "$(stale userspace/seqorder_lib.c)"
-assert_eq "userspace/snapshot_lib.c: klptop and klp-exporter" "klptop klp-exporter" \
-	"$(stale userspace/snapshot_lib.c)"
+assert_eq "userspace/lib/seqorder_lib.c: klp-trace only" "klp-trace" "$(stale userspace/lib/seqorder_lib.c)"
+assert_eq "userspace/sources/snapshot_lib.c: klptop and klp-exporter" "klptop klp-exporter" \
+	"$(stale userspace/sources/snapshot_lib.c)"
 assert_eq "bpf/klptop.bpf.c: klptop and klp-exporter (its programs)" "klptop klp-exporter" \
 	"$(stale bpf/klptop.bpf.c)"
-assert_eq "userspace/json.h: klptop and klp-trace" "klptop klp-trace" "$(stale userspace/json.h)"
-assert_eq "userspace/snapshot.h: klptop and klp-exporter" "klptop klp-exporter" \
-	"$(stale userspace/snapshot.h)"
+assert_eq "userspace/lib/json.h: klptop and klp-trace" "klptop klp-trace" "$(stale userspace/lib/json.h)"
+assert_eq "userspace/sources/snapshot.h: klptop and klp-exporter" "klptop klp-exporter" \
+	"$(stale userspace/sources/snapshot.h)"
 # klp-trace reads the records by field name (libtraceevent), not uapi.h
 assert_eq "include/klp/uapi.h: klptop and klp-exporter" "klptop klp-exporter" \
 	"$(stale include/klp/uapi.h)"
-assert_eq "userspace/klp-trace.c: klp-trace only" "klp-trace" "$(stale userspace/klp-trace.c)"
-assert_eq "userspace/klptop_model.c (a shared room): klptop and klp-exporter" \
-	"klptop klp-exporter" "$(stale userspace/klptop_model.c)"
-assert_eq "userspace/klptop_screen.c (klptop's own room): klptop only" "klptop" \
-	"$(stale userspace/klptop_screen.c)"
-assert_eq "userspace/klp-exporter_http.c: klp-exporter only" "klp-exporter" \
-	"$(stale userspace/klp-exporter_http.c)"
-assert_eq "userspace/klp-trace.h: klp-trace only" "klp-trace" "$(stale userspace/klp-trace.h)"
+assert_eq "userspace/tools/klp-trace.c: klp-trace only" "klp-trace" "$(stale userspace/tools/klp-trace.c)"
+assert_eq "userspace/model/klptop_model.c (a shared room): klptop and klp-exporter" \
+	"klptop klp-exporter" "$(stale userspace/model/klptop_model.c)"
+assert_eq "userspace/tools/klptop_screen.c (klptop's own room): klptop only" "klptop" \
+	"$(stale userspace/tools/klptop_screen.c)"
+assert_eq "userspace/tools/klp-exporter_http.c: klp-exporter only" "klp-exporter" \
+	"$(stale userspace/tools/klp-exporter_http.c)"
+assert_eq "userspace/tools/klp-trace.h: klp-trace only" "klp-trace" "$(stale userspace/tools/klp-trace.h)"
 ktap_finish

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# userspace/ksyms_lib.c, klp-trace's symbolizer, on this machine's own
+# userspace/lib/ksyms_lib.c, klp-trace's symbolizer, on this machine's own
 # /proc/kallsyms: an exact address names its function, an address inside
 # it the function at or below, a data symbol or an address below the
 # text is not named after a function.

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# klptop's model and event applier (userspace/klptop_model.c,
+# klptop's model and event applier (userspace/model/klptop_model.c,
 # klptop_events.c), driven from a state file and a script of the core's
 # transition events: events the state file already holds (seq <= its seq)
 # are logged but not applied again, the rest move the stacks in the core's

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# klp-exporter's totals and text (userspace/klp-exporter_metrics.c) on
+# klp-exporter's totals and text (userspace/tools/klp-exporter_metrics.c) on
 # klptop's model and event applier, driven from state files and a script
 # of the core's transition events (selftests/host/event_script.h): the
 # redirect counters are kept per label set, so they add up across reads

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# klptop's counter reader (userspace/klptop_counters.c) on an array laid
+# klptop's counter reader (userspace/sources/klptop_counters.c) on an array laid
 # out as bpf/klptop.bpf.c's (one slice of KLP_MAX_HIT_KEYS counters per
 # CPU): an id's calls on every CPU add up, each read adds only the growth
 # since the last one, to its func and its function; an id the model cannot

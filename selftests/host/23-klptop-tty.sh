@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# klptop on a terminal is a top (userspace/klptop_tty.c, klptop_keys.c,
+# klptop on a terminal is a top (userspace/tools/klptop_tty.c, klptop_keys.c,
 # klptop_screen.c), driven without a kernel: a driver loads a state file
 # into the model and runs klptop's screen, terminal and keys on a
 # pseudo-terminal (klptop_pty.py, a small terminal of its own): the

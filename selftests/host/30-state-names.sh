@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Names and duplicates in the core's state file, through the state
-# parser (userspace/snapshot_lib.c), klptop's model (klptop_model.c) and
+# parser (userspace/sources/snapshot_lib.c), klptop's model (klptop_model.c) and
 # both outputs, klptop --json and klp-exporter's metrics text: a name as
 # long as the core accepts (KLP_FUNC_MAX_LEN, 255) is held whole, so five
 # functions sharing a 127-byte prefix stay five functions (cut to 127

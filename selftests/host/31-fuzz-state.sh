@@ -18,12 +18,12 @@ rooms=(snapshot_lib json_lib strbuf_lib klptop_model klptop_events klptop_screen
 	klptop_json klp-exporter_metrics transition_model transition_show)
 srcs=()
 for r in "${rooms[@]}"; do
-	srcs+=("$KLP_TOP/userspace/$r.c")
+	srcs+=("$(unit_src "$r")")
 done
 # clang's libFuzzer runtime is libclang-rt-14-dev (scripts/deps.sh)
 if ! clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer -Wall -Werror -D_GNU_SOURCE \
-	-I"$KLP_TOP/userspace" -I"$KLP_TOP/include" -I"$KLP_TOP/selftests/host" \
+	"${UNIT_INCLUDES[@]}" -I"$KLP_TOP/include" -I"$KLP_TOP/selftests/host" \
 	-o "$tmp/fuzz" \
 	"$KLP_TOP/selftests/host/fuzz_state.c" "${srcs[@]}" 2> "$tmp/err"; then
 	diag "$(cat "$tmp/err")"

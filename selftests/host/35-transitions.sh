@@ -152,7 +152,7 @@ int main(void)
 EOC
 unit_build "$tmp" snapshot json_lib strbuf_lib klptop_model klptop_events \
 	klptop_screen klptop_json klp-exporter_metrics transition_model \
-	transition_builtin transition_show klptop_tty klptop_keys
+	transition_builtin transition_show klptop_tty klptop_keys readat_lib
 run() { "$tmp/t" 2>&1; }
 
 # --- the parser: transition and blocked lines -------------------------------

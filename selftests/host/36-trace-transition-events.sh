@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# klp-trace's record printer (userspace/klp-trace_format.c) on the
+# klp-trace's record printer (userspace/tools/klp-trace_format.c) on the
 # consistency model's two events, klp:klp_transition and
 # klp:klp_task_blocked, from format files written as the kernel writes
 # them for the prototypes in include/klp/uapi.h (TRACE_EVENT with
@@ -140,9 +140,12 @@ int main(void)
 	return 0;
 }
 EOC
-srcs=("$KLP_TOP"/userspace/{klp-trace_format,json_lib,strbuf_lib,ksyms_lib}.c)
+srcs=()
+for r in klp-trace_format json_lib strbuf_lib ksyms_lib; do
+	srcs+=("$(unit_src "$r")")
+done
 # shellcheck disable=SC2086 # KLP_SANITIZE and pkg-config give lists of flags
-if ! gcc -Wall -Werror -g -D_GNU_SOURCE $KLP_SANITIZE -I"$KLP_TOP/userspace" \
+if ! gcc -Wall -Werror -g -D_GNU_SOURCE $KLP_SANITIZE "${UNIT_INCLUDES[@]}" \
 	-I"$KLP_TOP/include" $(pkg-config --cflags libtraceevent) -o "$tmp/t" \
 	"$tmp/t.c" "${srcs[@]}" $(pkg-config --libs libtraceevent) 2> "$tmp/err"; then
 	diag "$(cat "$tmp/err")"

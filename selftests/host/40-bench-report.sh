@@ -16,7 +16,14 @@
 # of the guest.sh that records scale_rounds; transition.out a real
 # `bench/run.sh -T` one (the consistency model's figures: per call during
 # each core's transition from a switched and an unswitched task, release
-# to completion, klp's sweeps).
+# to completion, klp's sweeps); builtin.out a real `bench/run.sh -B` one
+# (the builtin livepatch as klptop and klp-exporter see it, beside klp:
+# per call with klptop counting against the patch alone, the tools with
+# 1000 patched functions of each core), a run that failed: klp-exporter
+# could not serve the builtin's 1000 functions, and klptop's CPU time did
+# not advance; builtin-good.out the same records made whole (its header
+# says how: a synthetic fixture, not a measurement) for the report of a
+# complete run, the per-call target missed as measured.
 . "$(dirname "$0")/../lib.sh"
 ktap_start "bench: partial runs are not published"
 
@@ -53,17 +60,22 @@ replay() {
 for t in jq gnuplot; do
 	command -v $t > /dev/null || bail "$t missing (scripts/deps.sh installs it)"
 done
-for f in full quick transition; do
+for f in full quick transition builtin builtin-good; do
 	[ -s "$data/$f.out" ] || bail "no saved guest output $data/$f.out"
 done
 
 # --- good outputs --------------------------------------------------------
 
-seed
-replay "$data/full.out"
-rc=$?
-assert_eq "a full run's output: bench/run.sh -r succeeds" 0 "$rc"
-[ "$rc" = 0 ] || diag "$(tail -n 5 "$tmp/msg")"
+# good WHAT OUTPUT: bench/run.sh -r on OUTPUT succeeds (else its messages)
+good() {
+	seed
+	replay "$2"
+	rc=$?
+	assert_eq "$1: bench/run.sh -r succeeds" 0 "$rc"
+	[ "$rc" = 0 ] || diag "$(tail -n 5 "$tmp/msg")"
+}
+
+good "a full run's output" "$data/full.out"
 check "its JSON replaced the old one, with every figure" \
 	jqt '(.figures | length) > 100 and (.errors | length) == 0' "$pub/results.json"
 check "both pictures redrawn beside it" \
@@ -72,25 +84,90 @@ check "both pictures redrawn beside it" \
 check "no temporary left beside them" \
 	bash -c '[ "$(find "$1" -mindepth 1 | wc -l)" = 3 ]' _ "$pub"
 
-seed
-replay "$data/quick.out"
-rc=$?
-assert_eq "a quick run's output succeeds" 0 "$rc"
-[ "$rc" = 0 ] || diag "$(tail -n 5 "$tmp/msg")"
+good "a quick run's output" "$data/quick.out"
 check "its JSON replaced the old one" jqt '.info.mode == "quick"' "$pub/results.json"
 check "the pictures are a full run's: not drawn from a quick one" \
 	bash -c '[ "$(cat "$1/scale.svg")" = "<svg>old scale</svg>" ]' _ "$pub"
 
-seed
-replay "$data/transition.out"
-rc=$?
-assert_eq "a transition run's output succeeds" 0 "$rc"
-[ "$rc" = 0 ] || diag "$(tail -n 5 "$tmp/msg")"
+good "a transition run's output" "$data/transition.out"
 check "its JSON has the transition figures and the klp/builtin ratios" \
 	jqt '.info.mode == "transition" and
 		([.figures[] | select(.section == "transition")] | length) >= 22 and
 		([.ratios[] | select(.section == "transition")] | length) >= 6' "$pub/results.json"
 check "its table has the transition section" grep -q '^### During a transition' "$tmp/table"
+
+good "a builtin run's output" "$data/builtin-good.out"
+check "its JSON has the four per-call configurations over every round and the tools of both cores" \
+	jqt '.info.mode == "builtin" and (.info.builtin_rounds | tonumber) as $r | $r > 0 and
+		([.figures[] | select(.section == "builtin" and (.metric == "kernel_ns" or .metric == "user_ns") and .n == $r)] | length) == 8 and
+		([.figures[] | select(.section == "klptop" and .metric == "cpu_total_pct")] | length) == 4 and
+		([.figures[] | select(.section == "exporter" and .metric == "cpu_ms_per_scrape")] | length) == 4' "$pub/results.json"
+# The per-call target is R_builtin <= R_klp: its value is the ratio of
+# the two ratios' medians the JSON has, per loop, and it is met exactly
+# when that is at most 1.
+check "its per-call targets are R_builtin / R_klp of the medians, met when at most 1" \
+	jqt '[.ratios[] | select(.section == "builtin")] as $r | [.targets[] | select(.target | startswith("per call"))] as $t |
+		($t | length) == 2 and ([$t[] | select(.target | test("kernel loop"))] | length) == 1 and
+		all($t[]; (if (.target | test("kernel loop")) then "kernel_ns" else "user_ns" end) as $m |
+			([$r[] | select(.metric == $m and .ratio == "R_builtin")][0].median /
+			 [$r[] | select(.metric == $m and .ratio == "R_klp")][0].median) as $v |
+			((.value - $v) | fabs) < 1e-4 * $v and .met == (.value <= 1))' "$pub/results.json"
+check "its tools' targets: klptop at most 1% of a CPU, a scrape under 20 ms, both cores, busy and idle" \
+	jqt '[.targets[] | select(.target | startswith("klptop") or startswith("klp-exporter"))] as $t |
+		($t | length) == 8 and all($t[]; .met == (if .op == "<" then .value < .limit else .value <= .limit end)) and
+		([$t[] | select(.target | test("builtin"))] | length) == 4' "$pub/results.json"
+check "its table has both sections" \
+	bash -c 'grep -q "^### klptop counting the calls of a builtin-patched function" "$1" &&
+		grep -q "^### klptop and klp-exporter, 1000 patched functions, klp and builtin" "$1"' _ "$tmp/table"
+# every target the JSON says missed is named in the table and by run.sh,
+# and no other
+jq -r '.targets[] | select(.met == false) | .target' "$pub/results.json" | sort > "$tmp/missed.json"
+sed -n 's/^- target missed: \(.*\): [^:]*, not [<=]* [0-9.]*$/\1/p' "$tmp/table" | sort > "$tmp/missed.table"
+sed -n 's/^bench: target missed: \(.*\): [^:]*, not [<=]* [0-9.]*$/\1/p' "$tmp/msg" | sort > "$tmp/missed.msg"
+check "its missed targets: the same in the JSON, the table and run.sh's messages" \
+	bash -c 'cmp -s "$1" "$2" && cmp -s "$1" "$3"' _ "$tmp/missed.json" "$tmp/missed.table" "$tmp/missed.msg"
+diag "targets missed in builtin-good.out: $(paste -sd ';' "$tmp/missed.json")"
+cp "$pub/results.json" "$tmp/builtin.json"
+
+# target_is met|missed LABEL OUTPUT [ROW]: OUTPUT is published (what was
+# measured); the target LABEL is met or missed in the JSON, the table and
+# bench/run.sh's messages (and the table's row that starts with ROW, an
+# ERE, says so in its next cell); every other target as in builtin-good.out
+target_is() {
+	local want=false yn='\*\*no\*\*'
+	[ "$1" = met ] && want=true yn=yes
+	good "$2 $1: still published" "$3"
+	check "$2 $1: met $want in the JSON" \
+		jqt --arg l "$2" --argjson w "$want" '[.targets[] | select(.target | startswith($l))] | length == 1 and all(.met == $w)' "$pub/results.json"
+	check "$2 $1: every other target as in builtin-good.out" \
+		jqt --arg l "$2" --slurpfile b "$tmp/builtin.json" '[.targets[] | select(.target | startswith($l) | not) | [.target, .met]] ==
+			[$b[0].targets[] | select(.target | startswith($l) | not) | [.target, .met]]' "$pub/results.json"
+	if [ "$1" = met ]; then
+		check "$2 met: not listed as missed" bash -c '! grep -qF -- "target missed: $2" "$1"' _ "$tmp/table" "$2"
+		check "$2 met: run.sh does not name it" bash -c '! grep -qF -- "target missed: $2" "$1"' _ "$tmp/msg" "$2"
+	else
+		check "$2 missed: listed in the table" grep -qF -- "- target missed: $2" "$tmp/table"
+		check "$2 missed: bench/run.sh names it" grep -qF -- "bench: target missed: $2" "$tmp/msg"
+	fi
+	[ -z "${4:-}" ] || check "$2 $1: its row says $yn" grep -qE "^\| $4 \| $yn \|" "$tmp/table"
+}
+# The per-call target both ways: the builtin's counted kernel loop at a
+# third of its figure in every round (cheaper than klp's counting), then
+# at three times it.
+awk -F'|' '$1 == "B" && $2 == "builtin" && $3 == "kernel_ns" && $4 == "builtin_klptop" { $6 = $6 / 3 } 1' OFS='|' \
+	"$data/builtin-good.out" > "$tmp/bi-percall-met.out"
+target_is met "per call, kernel loop: R_builtin <= R_klp" "$tmp/bi-percall-met.out" "R_builtin <= R_klp"
+awk -F'|' '$1 == "B" && $2 == "builtin" && $3 == "kernel_ns" && $4 == "builtin_klptop" { $6 = $6 * 3 } 1' OFS='|' \
+	"$data/builtin-good.out" > "$tmp/bi-percall.out"
+target_is missed "per call, kernel loop: R_builtin <= R_klp" "$tmp/bi-percall.out" "R_builtin <= R_klp"
+# klptop over 1% of a CPU on the builtin's 1000 functions, idle
+sed 's/^\(B|klptop|cpu_total_pct|builtin_idle_json|1|\)[^|]*|/\11.5|/' "$data/builtin-good.out" > "$tmp/bi-klptop.out"
+target_is missed "klptop --json 1, builtin, idle: CPU overall" "$tmp/bi-klptop.out"
+# exactly 1%: met; a scrape of exactly 20 ms is not under 20 ms
+sed 's/^\(B|klptop|cpu_total_pct|builtin_idle_json|1|\)[^|]*|/\11.00|/' "$data/builtin-good.out" > "$tmp/bi-klptop1.out"
+target_is met "klptop --json 1, builtin, idle: CPU overall" "$tmp/bi-klptop1.out"
+sed 's/^\(B|exporter|cpu_ms_per_scrape|builtin_busy|1|\)[^|]*|/\120|/' "$data/builtin-good.out" > "$tmp/bi-exporter.out"
+target_is missed "klp-exporter, builtin, calls running: CPU per scrape" "$tmp/bi-exporter.out"
 
 # --- bad outputs -----------------------------------------------------------
 
@@ -154,6 +231,29 @@ bad "a quick run without the transition section it has" "$tmp/tr-quick.out" "mis
 # klp's scale figures until the write returned, beside those until complete
 grep -v '^B|scale|enable_returned_ms|ours_1000|' "$data/transition.out" > "$tmp/tr-returned.out"
 bad "klp's enable returned missing" "$tmp/tr-returned.out" "missing figure: scale/enable_returned_ms/ours_1000"
+
+# The real builtin run: the exporter could not serve the builtin's 1000
+# functions, and klptop's CPU time stood still while it wrote its lines.
+bad "the real builtin run" "$data/builtin.out" "the guest reported: klp-exporter did not serve"
+check "the real builtin run: says klptop's CPU time did not advance" \
+	grep -qF "not measured: klptop/cpu_total_pct/ours_busy_json is 0 while klptop wrote" "$tmp/msg"
+# The same in a complete run: one klptop row's CPU time 0 in every interval.
+awk -F'|' '$1 == "B" && $2 == "klptop" && ($3 == "cpu_pct" || $3 == "cpu_total_pct") && $4 == "builtin_idle_json" { $6 = 0 } 1' OFS='|' \
+	"$data/builtin-good.out" > "$tmp/bi-cpu0.out"
+bad "a klptop whose CPU time did not advance" "$tmp/bi-cpu0.out" "not measured: klptop/cpu_total_pct/builtin_idle_json is 0 while klptop wrote"
+
+# The builtin mode: the counted builtin configuration missing, a round
+# of klp's counted loop not measured, the exporter's builtin rows gone,
+# no record of the rounds.
+grep -v '^B|builtin|[a-z_]*|builtin_klptop|' "$data/builtin-good.out" > "$tmp/bi-missing.out"
+bad "a builtin run without its counted configuration" "$tmp/bi-missing.out" "missing figure: builtin/kernel_ns/builtin_klptop"
+awk -F'|' '!d && $1 == "B" && $2 == "builtin" && $3 == "user_ns" && $4 == "ours_klptop" { $6 = -1; d = 1 } 1' OFS='|' \
+	"$data/builtin-good.out" > "$tmp/bi-sentinel.out"
+bad "a builtin run's sentinel sample" "$tmp/bi-sentinel.out" "not measured: builtin/user_ns/ours_klptop"
+grep -v '^B|exporter|[a-z_]*|builtin_' "$data/builtin-good.out" > "$tmp/bi-noexp.out"
+bad "a builtin run without the exporter's builtin rows" "$tmp/bi-noexp.out" "missing figure: exporter/cpu_ms_per_scrape/builtin_busy"
+grep -v '^I|builtin_rounds|' "$data/builtin-good.out" > "$tmp/bi-norounds.out"
+bad "a builtin run without its rounds" "$tmp/bi-norounds.out" "no builtin_rounds record"
 
 # The guest stopped before its end.
 grep -v '^I|done|' "$data/quick.out" > "$tmp/unfinished.out"

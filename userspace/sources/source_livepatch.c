@@ -24,39 +24,25 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "readat.h"
 #include "source_livepatch.h"
 #include "livepatch.skel.h"
 
 #define LP_WALK_TRIES	3
-
-/* The first line of dirfd/name into buf; 0 or -errno. */
-static int read_line_at(int dirfd, const char *name, char *buf, size_t size)
-{
-	ssize_t n;
-	int fd;
-
-	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
-}
+/* files a tool holds besides the probes' (maps, programs, peers) */
+#define LP_NOFILE_SLACK	256
 
 /* 1 or 0 from a file of the builtin's sysfs; -1 when unreadable. */
 static int read_bool_at(int dirfd, const char *name)
 {
 	char buf[16];
 
-	if (read_line_at(dirfd, name, buf, sizeof(buf)))
+	if (readat_line(dirfd, name, buf, sizeof(buf)))
 		return -1;
 	return !strcmp(buf, "1") ? 1 : !strcmp(buf, "0") ? 0 : -1;
 }
@@ -115,7 +101,7 @@ static void read_srcversion(struct kt_patch *p)
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	if (read_line_at(fd, "srcversion", p->srcversion,
+	if (readat_line(fd, "srcversion", p->srcversion,
 			 sizeof(p->srcversion)))
 		p->srcversion[0] = '\0';
 	close(fd);
@@ -357,7 +343,7 @@ static int kprobe_pmu_type(void)
 	fd = open("/sys/bus/event_source/devices/kprobe", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	err = read_line_at(fd, "type", buf, sizeof(buf));
+	err = readat_line(fd, "type", buf, sizeof(buf));
 	close(fd);
 	return err ? err : atoi(buf);
 }
@@ -396,6 +382,33 @@ static struct bpf_link *attach_at(struct bpf_program *prog,
 	return link;	/* owns pfd: destroying the link closes it */
 }
 
+/*
+ * Room for @need more open files: each probe holds two (its perf event
+ * and its BPF link), and 1000 of them pass the usual soft limit of 1024.
+ * The soft limit goes up to the hard one, and, for root, both go up
+ * (doubled, so not at every probe).  Whatever is refused, the attach
+ * that follows says so (EMFILE).
+ */
+static void nofile_room(unsigned int nr_open, unsigned int need)
+{
+	struct rlimit rl, up;
+	rlim_t want = (rlim_t)nr_open + need + LP_NOFILE_SLACK;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= want)
+		return;
+	want *= 2;
+	if (want > rl.rlim_max) {
+		up.rlim_cur = want;
+		up.rlim_max = want;
+		if (!setrlimit(RLIMIT_NOFILE, &up))
+			return;
+		want = rl.rlim_max;
+	}
+	up.rlim_cur = want;
+	up.rlim_max = rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &up);
+}
+
 /* A new probe on r's new function, counting into a free slot. */
 static struct lp_probe *probe_add(struct lp_source *s,
 				  const struct klp_lp_rec *r, const char *name)
@@ -418,6 +431,7 @@ static struct lp_probe *probe_add(struct lp_source *s,
 	s->slot_used[slot] = true;
 	/* the slot only grows (a probe before may have used it) */
 	pr->last = slot_sum(s, slot);
+	nofile_room(2 * s->nr_probes, 2);
 	pr->link = attach_at(s->skel->progs.lp_count, r->new_func, slot);
 	if (!pr->link) {
 		fprintf(stderr, "%s: builtin livepatch: cannot count the calls of %s's %s (a kprobe at 0x%llx): %s\n",

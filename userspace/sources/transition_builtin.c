@@ -36,6 +36,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "klptop.h"
+#include "readat.h"
 #include "transition.h"
 
 /* The functions a patch changes, from its sysfs directory. */
@@ -43,42 +44,6 @@ struct patch_funcs {
 	char (*names)[KLP_FUNC_LEN];
 	size_t nr;
 };
-
-/* The first line of dir/name, without its newline; -errno if unread. */
-static int read_line(int dir, const char *name, char *buf, size_t size)
-{
-	ssize_t n;
-	int fd;
-
-	fd = openat(dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	if (n < 0)
-		n = -errno;
-	close(fd);
-	if (n < 0)
-		return n;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
-}
-
-static int read_int(int dir, const char *name, int *val)
-{
-	char buf[32], *end;
-	long v;
-	int err = read_line(dir, name, buf, sizeof(buf));
-
-	if (err)
-		return err;
-	errno = 0;
-	v = strtol(buf, &end, 10);
-	if (errno || end == buf || *end || v < INT_MIN || v > INT_MAX)
-		return -EINVAL;
-	*val = v;
-	return 0;
-}
 
 static bool is_number(const char *s)
 {
@@ -206,7 +171,7 @@ static void add_blocked(struct kt_tr *tr, int tdir, int tid,
 	char *lp = NULL, *rp = NULL;
 
 	/* "tid (comm) S ...": comm may hold ')' itself, the state follows the last */
-	if (!read_line(tdir, "stat", stat, sizeof(stat))) {
+	if (!readat_line(tdir, "stat", stat, sizeof(stat))) {
 		lp = strchr(stat, '(');
 		rp = strrchr(stat, ')');
 	}
@@ -242,7 +207,7 @@ static void scan_process(struct kt_tr *tr, int pdir,
 		tdir = openat(tasks, d->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (tdir < 0)
 			continue;
-		if (!read_int(tdir, "patch_state", &state) && state >= 0) {
+		if (!readat_int(tdir, "patch_state", &state) && state >= 0) {
 			tr->total++;
 			if (state != tr->target) {
 				tr->pending++;
@@ -294,8 +259,8 @@ static void scan_patch(struct kt_trset *s, int root, const char *name)
 	dir = openat(root, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dir < 0)
 		return;
-	if (read_int(dir, "transition", &in) || in != 1 ||
-	    read_int(dir, "enabled", &target) || (target != 0 && target != 1)) {
+	if (readat_int(dir, "transition", &in) || in != 1 ||
+	    readat_int(dir, "enabled", &target) || (target != 0 && target != 1)) {
 		close(dir);
 		return;
 	}

@@ -72,9 +72,41 @@ int main(void)
 					m.by_id[atoi(w[i])]->hits_interval = strtoull(w[i + 1], NULL, 0);
 			}
 			ex_count_redirects(&t, &m, un);
-		} else if (!strcmp(w[0], "down")) {	/* the core went */
-			kt_model_free(&m);
+		} else if (!strcmp(w[0], "down")) {	/* the klp core went: its part goes */
+			kt_model_unsee(&m, KT_CORE_KLP);
+			kt_model_sweep(&m, KT_CORE_KLP);
 			m.snap_seq = 0;
+		} else if (!strcmp(w[0], "lp")) {	/* lp [OBJ:FUNC:P1,P2 ...]: a read of the builtin's stacks, top first */
+			nr = ex_winners_save(&m, &before);
+			kt_model_unsee(&m, KT_CORE_LIVEPATCH);
+			for (i = 1; i < (size_t)n; i++) {
+				char *obj = strtok(w[i], ":"), *fname = strtok(NULL, ":");
+				char *pn = strtok(NULL, ",");
+				struct kt_fn *fn = kt_fn_find(&m, obj, fname, true);
+
+				for (; pn; pn = strtok(NULL, ",")) {
+					struct kt_patch *p = kt_patch_find(&m, pn, true);
+					struct kt_func *f;
+
+					p->core = KT_CORE_LIVEPATCH;
+					p->enabled = p->seen = true;
+					f = kt_func_bind(&m, p, fn, 0);
+					f->seen = true;
+					kt_stack_append(fn, f);
+				}
+			}
+			kt_model_sweep(&m, KT_CORE_LIVEPATCH);
+			ex_count_winner_changes(&t, &m, before, nr);
+		} else if (!strcmp(w[0], "lphits")) {	/* lphits OBJ FUNC PATCH N: the builtin's count */
+			struct kt_fn *fn = kt_fn_find(&m, w[1], w[2], false);
+
+			for (i = 0; fn && i < fn->nr_funcs; i++)
+				fn->funcs[i]->hits_interval =
+					strcmp(fn->funcs[i]->patch->name, w[3]) ? 0 :
+					strtoull(w[4], NULL, 0);
+			ex_count_redirects(&t, &m, 0);
+			for (i = 0; fn && i < fn->nr_funcs; i++)
+				fn->funcs[i]->hits_interval = 0;
 		} else if (!strcmp(w[0], "render")) {	/* render text|om up|down */
 			struct ex_view v = { .up = !strcmp(w[2], "up"), .model = &m, .totals = &t };
 
@@ -134,7 +166,7 @@ assert_eq "patch info: srcversion and CVEs, empty labels for none" \
 'klp_patch_info{patch="p1",srcversion="D18882B9E144041D3E7CD16",cve="CVE-2099-0001,CVE-2099-0002",core="klp"} 1
 klp_patch_info{patch="p2",srcversion="",cve="",core="klp"} 1' "$(series "$out" klp_patch_info)"
 assert_eq "enable timestamp: for the enabled patch, in seconds to the ns" \
-	'klp_patch_enabled_timestamp_seconds{patch="p1"} 1764860000.123456789' \
+	'klp_patch_enabled_timestamp_seconds{patch="p1",core="klp"} 1764860000.123456789' \
 	"$(series "$out" klp_patch_enabled_timestamp_seconds)"
 assert_eq "winners: the funcs on a stack, label values escaped" \
 'klp_func_winner{object="vmlinux",function="a\"b\\c",patch="p1",core="klp"} 1
@@ -163,7 +195,7 @@ klp_func_redirects_total{object="vmlinux",function="f",patch="p1",core="klp"} 10
 klp_func_redirects_total{object="vmlinux",function="f",patch="p2",core="klp"} 10' \
 	"$(series "$out" klp_func_redirects_total)"
 assert_eq "winner changes: p1 -> p2 and p2 -> original; not the pop below p2" \
-	'klp_func_winner_changes_total{object="vmlinux",function="f"} 2' \
+	'klp_func_winner_changes_total{object="vmlinux",function="f",core="klp"} 2' \
 	"$(series "$out" klp_func_winner_changes_total)"
 assert_eq "transitions by patch and event" \
 'klp_transitions_total{patch="p1",event="pop"} 1
@@ -200,12 +232,12 @@ assert_eq "... hits nobody could name counted apart" 'klp_exporter_unattributed_
 # f: p1 -> p2 (push 11), p2 -> p1 (pop 12), p1 -> p2 (the reload); g
 # appears with a winner (the reload); a"b\c stays p1's
 assert_eq "a state reload counts each function whose winner it changed" \
-'klp_func_winner_changes_total{object="vmlinux",function="f"} 3
-klp_func_winner_changes_total{object="vmlinux",function="g"} 1' \
+'klp_func_winner_changes_total{object="vmlinux",function="f",core="klp"} 3
+klp_func_winner_changes_total{object="vmlinux",function="g",core="klp"} 1' \
 	"$(series "$out" klp_func_winner_changes_total)"
 assert_eq "... and takes the new info (p2's cve, its enable time)" \
 'klp_patch_info{patch="p2",srcversion="",cve="CVE-2099-0007",core="klp"} 1
-klp_patch_enabled_timestamp_seconds{patch="p2"} 1764861111.000000001' \
+klp_patch_enabled_timestamp_seconds{patch="p2",core="klp"} 1764861111.000000001' \
 	"$(series "$out" 'klp_patch_(info|enabled_timestamp_seconds)' | grep 'patch="p2"')"
 
 out=$(run "hits 3 7
@@ -215,6 +247,56 @@ assert_eq "the core absent: klp_up 0, no patch or func series" \
 	"klp_up 0|0" "$(series "$out" klp_up)|$(grep -cE '^klp_(patch|func_winner|func_stack)[a-z_]*\{' <<< "$out")"
 assert_eq "... the counters still there, as they were" \
 	'klp_func_redirects_total{object="vmlinux",function="f",patch="p1",core="klp"} 7' \
+	"$(series "$out" klp_func_redirects_total)"
+check "... promtool check metrics accepts it" \
+	eval 'promtool check metrics <<< "$out" > "$tmp/lint" 2>&1' || diag "$(cat "$tmp/lint")"
+
+# the builtin livepatch's reads (source_livepatch.c) beside klp's: b1 on
+# v, b2 stacked on it, read twice, b2 gone, b1 gone; u's winner b3 all
+# along; then the klp core goes, the builtin's series stay
+lp_script="lp vmlinux:u:b3 vmlinux:v:b1
+lphits vmlinux v b1 5
+lp vmlinux:u:b3 vmlinux:v:b2,b1
+lphits vmlinux v b2 7
+lp vmlinux:u:b3 vmlinux:v:b2,b1
+lphits vmlinux v b2 1"
+out=$(run "$lp_script
+render text up")
+assert_eq "the klp core up: both cores' winners side by side, the last enabled on top" \
+'klp_func_winner{object="vmlinux",function="a\"b\\c",patch="p1",core="klp"} 1
+klp_func_winner{object="vmlinux",function="f",patch="p1",core="klp"} 1
+klp_func_winner{object="vmlinux",function="u",patch="b3",core="livepatch"} 1
+klp_func_winner{object="vmlinux",function="v",patch="b2",core="livepatch"} 1
+klp_func_winner{object="vmlinux",function="v",patch="b1",core="livepatch"} 0' \
+	"$(series "$out" klp_func_winner)"
+assert_eq "... builtin winner changes by patch name (its funcs have no id): v's two, u's one" \
+'klp_func_winner_changes_total{object="vmlinux",function="u",core="livepatch"} 1
+klp_func_winner_changes_total{object="vmlinux",function="v",core="livepatch"} 2' \
+	"$(series "$out" klp_func_winner_changes_total)"
+out=$(run "$lp_script
+lp vmlinux:u:b3 vmlinux:v:b1
+lp vmlinux:u:b3
+hits 3 2
+down
+lphits vmlinux u b3 4
+render text down")
+assert_eq "the klp core gone: klp_up 0, klp's gauges gone, the builtin's there" \
+'klp_up 0
+klp_patch_info{patch="b3",srcversion="",cve="",core="livepatch"} 1
+klp_patch_enabled{patch="b3",core="livepatch"} 1
+klp_func_winner{object="vmlinux",function="u",patch="b3",core="livepatch"} 1
+klp_func_stack_depth{object="vmlinux",function="u",core="livepatch"} 1
+klp_transition_in_progress{core="livepatch",patch="b3"} 0' \
+	"$(grep -E '^klp_(up|patch_[a-z_]*|func_winner|func_stack_depth|transition_[a-z_]*)( |\{)' <<< "$out")"
+assert_eq "... v's four winner changes (b2 off, b1 off), u's one" \
+'klp_func_winner_changes_total{object="vmlinux",function="u",core="livepatch"} 1
+klp_func_winner_changes_total{object="vmlinux",function="v",core="livepatch"} 4' \
+	"$(series "$out" klp_func_winner_changes_total)"
+assert_eq "... every redirect counter, of both cores, as it was" \
+'klp_func_redirects_total{object="vmlinux",function="f",patch="p1",core="klp"} 2
+klp_func_redirects_total{object="vmlinux",function="u",patch="b3",core="livepatch"} 4
+klp_func_redirects_total{object="vmlinux",function="v",patch="b1",core="livepatch"} 5
+klp_func_redirects_total{object="vmlinux",function="v",patch="b2",core="livepatch"} 8' \
 	"$(series "$out" klp_func_redirects_total)"
 check "... promtool check metrics accepts it" \
 	eval 'promtool check metrics <<< "$out" > "$tmp/lint" 2>&1' || diag "$(cat "$tmp/lint")"

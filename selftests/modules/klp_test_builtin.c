@@ -6,7 +6,9 @@
  * klp_test_target; "vmlinux" for the kernel) through the stock kernel's
  * klp_enable_patch(), to check that the klp core and the builtin livepatch
  * refuse each other's functions cleanly, and for the tools that watch the
- * builtin (klp_test_builtin2.c is the same patch with another value).
+ * builtin (klp_test_builtin2.c is the same patch with another value).  It
+ * has a MODULE_VERSION, so that it has a srcversion, the identity
+ * klp-exporter gives a builtin patch across a fleet.
  */
 #include <linux/module.h>
 #include <linux/livepatch.h>
@@ -54,3 +56,4 @@ module_init(klp_builtin_init);
 module_exit(klp_builtin_exit);
 MODULE_LICENSE("GPL");
 MODULE_INFO(livepatch, "Y");
+MODULE_VERSION("1.0");

@@ -43,6 +43,7 @@ struct klp_exporter {
 	struct kt_counters counters;
 	struct lp_source lp;		/* the kernel's builtin livepatch */
 	bool lp_tried;
+	bool lp_read;			/* its state read once: changes count */
 	unsigned long long lost_events_seen, lost_hits_seen;
 	unsigned long long last_try_ns;
 	int last_err;			/* of the last attach; said once */
@@ -101,11 +102,25 @@ static int on_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-/* The core went: its model goes, the attachment and the counters stay. */
+/*
+ * The core went: its patches, funcs and transitions leave the model (the
+ * builtin's stay, fed by their own source); the attachment and the
+ * counters stay.
+ */
 static void core_gone(struct klp_exporter *x)
 {
-	kt_model_free(&x->model);
-	memset(&x->model, 0, sizeof(x->model));
+	struct kt_trset *s = &x->model.trs;
+	size_t i;
+
+	kt_model_unsee(&x->model, KT_CORE_KLP);
+	kt_model_sweep(&x->model, KT_CORE_KLP);
+	for (i = 0; i < s->nr; )
+		if (!strcmp(s->trs[i]->core, KT_TR_CORE_KLP))
+			kt_tr_drop(s, s->trs[i]);
+		else
+			i++;
+	x->model.snap_seq = 0;
+	x->model.need_resync = false;
 	/* the next core gives its ids to other funcs */
 	memset(x->counters.unknown_tried, 0, sizeof(x->counters.unknown_tried));
 	x->up = false;
@@ -234,18 +249,31 @@ static bool take_losses(struct klp_exporter *x)
 	return lost;
 }
 
+/* Every func's and function's calls of this interval back to 0. */
+static void zero_intervals(struct kt_model *m)
+{
+	size_t i, j;
+
+	for (i = 0; i < m->nr_fns; i++) {
+		m->fns[i]->hits_interval = 0;
+		for (j = 0; j < m->fns[i]->nr_funcs; j++)
+			m->fns[i]->funcs[j]->hits_interval = 0;
+	}
+}
 
 /*
- * Bring the model and the totals up to now: the events, then the state
- * file if they left it unsure, then the counters.
+ * The klp core's part of the model and its counters brought up to now:
+ * the events, then the state file if they left it unsure, then the
+ * counters.  Returns 0 when its counters were read into the model, 1
+ * when the core is absent, -errno (counted) when they could not be.
  */
-static void update_core(struct klp_exporter *x)
+static int update_core(struct klp_exporter *x)
 {
 	int err;
 
 	core_try(x);
 	if (!x->attached)
-		return;
+		return 1;
 	err = kt_bpf_consume(&x->bpf);
 	if (take_losses(x))
 		x->model.need_resync = true;
@@ -257,28 +285,64 @@ static void update_core(struct klp_exporter *x)
 		core_gone(x);
 	}
 	if (!x->up)
-		return;
+		return 1;
 	if (!err && x->model.need_resync)
 		err = resync(x);
 	if (!err)
 		err = kt_counters_update(&x->counters, &x->model);
-	if (!err && !x->lp.present && !x->lp_tried) {
+	if (err)
+		x->totals.errors++;
+	return err;
+}
+
+/*
+ * The builtin livepatch's part, whether the klp core is there or not:
+ * its patches, stacks and calls (source_livepatch.c).  The winners its
+ * first read finds were there before the exporter; every one a later
+ * read finds changed counts.  Returns 0 or -errno (counted).
+ */
+static int update_builtin(struct klp_exporter *x)
+{
+	struct ex_winner *before;
+	size_t nr;
+	int err;
+
+	if (!x->lp.present && !x->lp_tried) {
 		x->lp_tried = true;	/* said once if it fails */
 		lp_source_open(&x->lp);
 	}
-	if (!err)
-		err = lp_source_update(&x->lp, &x->model, &x->log);
-	if (!err)
-		ex_count_redirects(&x->totals, &x->model,
-				   x->counters.interval_unknown);
-	else
+	if (!x->lp.present)
+		return 0;
+	nr = ex_winners_save(&x->model, &before);
+	err = lp_source_update(&x->lp, &x->model, &x->log);
+	if (err) {
+		free(before);
 		x->totals.errors++;
+		return err;
+	}
+	if (x->lp_read)
+		ex_count_winner_changes(&x->totals, &x->model, before, nr);
+	else
+		free(before);
+	x->lp_read = true;
+	return 0;
 }
 
-/* ... and the builtin's transitions, core or not (after: a core gone frees them) */
+/*
+ * Bring the model and the totals up to now: each core's source, the
+ * calls both counted, and the builtin's transitions (after the klp
+ * core's: a core gone drops only its own).
+ */
 static void update(struct klp_exporter *x)
 {
-	update_core(x);
+	int klp = update_core(x);
+
+	/* not read this time: nothing of klp's to add again */
+	if (klp)
+		zero_intervals(&x->model);
+	update_builtin(x);
+	ex_count_redirects(&x->totals, &x->model,
+			   klp ? 0 : x->counters.interval_unknown);
 	kt_tr_builtin_scan(&x->model.trs);
 }
 

@@ -83,7 +83,7 @@ struct ex_totals {
 
 /* What one update made of the core, for the render. */
 struct ex_view {
-	bool up;			/* attached, the model current */
+	bool up;			/* the klp core attached, its part current */
 	const struct kt_model *model;
 	const struct ex_totals *totals;
 };
@@ -92,11 +92,13 @@ void ex_count_event(struct ex_totals *t, const struct kt_model *m,
 		    const struct klp_transition_event *e);
 void ex_count_redirects(struct ex_totals *t, struct kt_model *m,
 			unsigned long long unattributed);
-/* A function's winner (its top func id, 0 for none) */
+/* A function's winner: its top func's id (0 for none or a builtin's) and patch */
 struct ex_winner {
 	char object[KLP_NAME_LEN];
 	char name[KLP_FUNC_LEN];
+	char patch[KLP_NAME_LEN];	/* "" for none */
 	unsigned int id;
+	enum kt_core core;
 };
 
 size_t ex_winners_save(const struct kt_model *m, struct ex_winner **w);

@@ -117,13 +117,20 @@ static unsigned int top_id(const struct kt_fn *fn)
 	return fn && fn->depth ? fn->stack[0]->id : 0;
 }
 
+/* The name of a function's winning patch; "" for none. */
+static const char *top_patch(const struct kt_fn *fn)
+{
+	return fn && fn->depth ? fn->stack[0]->patch->name : "";
+}
+
 /* The label set of a function's winner changes, counted once more. */
 static void winner_changed(struct ex_totals *t, const char *object,
-			   const char *name)
+			   const char *name, enum kt_core core)
 {
 	struct strbuf key = {};
 
-	ex_put_labels(&key, "object", object, "function", name, NULL);
+	ex_put_labels(&key, "object", object, "function", name, "core",
+		      kt_core_names[core], NULL);
 	family_add(&t->winner_changes, &key, 1);
 }
 
@@ -160,7 +167,7 @@ void ex_count_event(struct ex_totals *t, const struct kt_model *m,
 	fn = kt_fn_find((struct kt_model *)m, e->object, e->func, false);
 	after = e->depth ? e->winner_id : 0;
 	if (top_id(fn) != after)
-		winner_changed(t, e->object, e->func);
+		winner_changed(t, e->object, e->func, KT_CORE_KLP);
 }
 
 /**
@@ -180,7 +187,10 @@ size_t ex_winners_save(const struct kt_model *m, struct ex_winner **w)
 			     m->fns[i]->object);
 		kt_copy_name((*w)[i].name, sizeof((*w)[i].name),
 			     m->fns[i]->name);
+		kt_copy_name((*w)[i].patch, sizeof((*w)[i].patch),
+			     top_patch(m->fns[i]));
 		(*w)[i].id = top_id(m->fns[i]);
+		(*w)[i].core = kt_fn_core(m->fns[i]);
 	}
 	return m->nr_fns;
 }
@@ -194,7 +204,8 @@ size_t ex_winners_save(const struct kt_model *m, struct ex_winner **w)
  *
  * After lost events this is all there is to know: one change for every
  * function whose winner differs (a function that came or went counts
- * when it has a winner).
+ * when it has a winner).  A winner is its func's id and its patch's
+ * name: the builtin's funcs have no id.
  */
 void ex_count_winner_changes(struct ex_totals *t, const struct kt_model *m,
 			     struct ex_winner *before, size_t nr)
@@ -206,8 +217,10 @@ void ex_count_winner_changes(struct ex_totals *t, const struct kt_model *m,
 						    before[i].object,
 						    before[i].name, false);
 
-		if (top_id(fn) != before[i].id)
-			winner_changed(t, before[i].object, before[i].name);
+		if (top_id(fn) != before[i].id ||
+		    strcmp(top_patch(fn), before[i].patch))
+			winner_changed(t, before[i].object, before[i].name,
+				       before[i].core);
 	}
 	for (i = 0; i < m->nr_fns; i++) {
 		const struct kt_fn *fn = m->fns[i];
@@ -216,8 +229,9 @@ void ex_count_winner_changes(struct ex_totals *t, const struct kt_model *m,
 			if (!strcmp(before[j].object, fn->object) &&
 			    !strcmp(before[j].name, fn->name))
 				break;
-		if (j == nr && top_id(fn))
-			winner_changed(t, fn->object, fn->name);
+		if (j == nr && fn->depth)
+			winner_changed(t, fn->object, fn->name,
+				       kt_fn_core(fn));
 	}
 	free(before);
 }
@@ -360,7 +374,8 @@ static void render_model(struct strbuf *b, enum ex_format fmt,
 		if (!p->enabled || !p->enabled_ns)
 			continue;
 		sb_puts(b, "klp_patch_enabled_timestamp_seconds{");
-		ex_put_labels(b, "patch", p->name, NULL);
+		ex_put_labels(b, "patch", p->name, "core",
+			      kt_core_names[p->core], NULL);
 		sb_printf(b, "} %llu.%09llu\n", p->enabled_ns / KT_NSEC_PER_SEC,
 			      p->enabled_ns % KT_NSEC_PER_SEC);
 	}
@@ -452,7 +467,7 @@ static void render_blocked_tasks(struct strbuf *b, enum ex_format fmt,
  * while its transition runs.
  */
 static void render_transitions(struct strbuf *b, enum ex_format fmt,
-			       const struct kt_model *m, bool up)
+			       const struct kt_model *m)
 {
 	const struct kt_trset *s = &m->trs;
 	unsigned long long now = kt_tr_realtime_ns();
@@ -462,7 +477,7 @@ static void render_transitions(struct strbuf *b, enum ex_format fmt,
 
 	ex_header(b, fmt, "klp_transition_in_progress", "gauge",
 	       "1 while a transition of the patch runs (tasks left to switch), else 0");
-	for (i = 0; up && i < m->nr_patches; i++) {
+	for (i = 0; i < m->nr_patches; i++) {
 		sb_puts(b, "klp_transition_in_progress{");
 		ex_put_labels(b, "core", kt_core_names[m->patches[i]->core],
 			      "patch", m->patches[i]->name, NULL);
@@ -473,7 +488,7 @@ static void render_transitions(struct strbuf *b, enum ex_format fmt,
 		const struct kt_patch *p =
 			kt_patch_find((struct kt_model *)m, s->trs[i]->patch, false);
 
-		if (up && p && !strcmp(kt_core_names[p->core], s->trs[i]->core))
+		if (p && !strcmp(kt_core_names[p->core], s->trs[i]->core))
 			continue;	/* above */
 		tr_sample(b, "klp_transition_in_progress", s->trs[i], NULL);
 		put_value_line(b, 1);
@@ -509,10 +524,11 @@ static void render_transitions(struct strbuf *b, enum ex_format fmt,
  * ex_render() - the metrics text of one scrape
  * @b:   appended to
  * @fmt: the exposition format
- * @v:   the core as the last update saw it, and the totals
+ * @v:   the model as the last update saw it, and the totals
  *
- * While the core is absent only klp_up (0), the counters and the
- * exporter's own health are there: a counter never disappears.
+ * While the klp core is absent its gauges go (klp_up 0), its counters
+ * stay (a counter never disappears), and the builtin livepatch's series
+ * are there as ever: the model then holds only the builtin's patches.
  */
 void ex_render(struct strbuf *b, enum ex_format fmt, const struct ex_view *v)
 {
@@ -520,9 +536,8 @@ void ex_render(struct strbuf *b, enum ex_format fmt, const struct ex_view *v)
 
 	scalar(b, fmt, "klp_up", "gauge",
 	       "1 while the klp core is loaded and read, 0 when not", v->up);
-	if (v->up)
-		render_model(b, fmt, v->model);
-	render_transitions(b, fmt, v->model, v->up);
+	render_model(b, fmt, v->model);
+	render_transitions(b, fmt, v->model);
 	family(b, fmt, "klp_func_redirects_total",
 	       "Calls of the function redirected to the patch's func",
 	       &t->redirects);

@@ -28,6 +28,14 @@ cd "$KLP_TOP" || exit 1
 # reads /dev/kmsg, skipping past records overwritten before it read them).
 stdbuf -oL dmesg --follow > "$res/kmsg" 2>&1 &
 kmsgpid=$!
+# ... and caught up before the script starts: it reads from the oldest
+# record, and a script that floods the log at once (host/04) would
+# otherwise overwrite records it has not read yet.
+echo "klp-guest: kmsg reader $kmsgpid started" > /dev/kmsg
+for ((i = 0; i < 200; i++)); do
+	grep -q "kmsg reader $kmsgpid started" "$res/kmsg" 2>/dev/null && break
+	sleep 0.05
+done
 
 # KLP_SCRIPT may carry arguments, encoded with ',' for spaces by boot.sh.
 read -r -a cmd <<< "${KLP_SCRIPT//,/ }"

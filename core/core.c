@@ -125,6 +125,30 @@ int klp_enable_object(struct klp_object *obj, enum klp_cause cause)
 	return klp_enable_objects(obj->patch, obj, cause);
 }
 
+/*
+ * Pop the funcs of every enabled object, then the post_unpatch callbacks
+ * of those that went; the patch stays enabled only if a func could not be
+ * popped.  Returns 0 or ftrace's error.
+ */
+static int klp_unpatch_patch(struct klp_patch *patch, enum klp_cause cause)
+{
+	struct klp_object *obj;
+	bool left = false;
+	int ret;
+
+	ret = klp_unpatch_objects(patch, NULL, cause);
+
+	klp_for_each_object(patch, obj) {
+		if (obj->state == KLP_ENABLED)
+			left = true;
+		else if (klp_is_object_loaded(obj))
+			klp_post_unpatch_callback(obj, cause);
+	}
+
+	patch->state = left ? KLP_ENABLED : KLP_DISABLED;
+	return ret;
+}
+
 /**
  * klp_disable_patch_all() - disable every enabled object of a patch
  * @patch:	the patch
@@ -139,8 +163,6 @@ int klp_enable_object(struct klp_object *obj, enum klp_cause cause)
 int klp_disable_patch_all(struct klp_patch *patch, enum klp_cause cause)
 {
 	struct klp_object *obj;
-	bool left = false;
-	int ret;
 
 	lockdep_assert_held(&klp_mutex);
 
@@ -151,17 +173,7 @@ int klp_disable_patch_all(struct klp_patch *patch, enum klp_cause cause)
 			if (obj->state == KLP_ENABLED)
 				klp_pre_unpatch_callback(obj, cause);
 
-	ret = klp_unpatch_objects(patch, NULL, cause);
-
-	klp_for_each_object(patch, obj) {
-		if (obj->state == KLP_ENABLED)
-			left = true;
-		else if (klp_is_object_loaded(obj))
-			klp_post_unpatch_callback(obj, cause);
-	}
-
-	patch->state = left ? KLP_ENABLED : KLP_DISABLED;
-	return ret;
+	return klp_unpatch_patch(patch, cause);
 }
 
 static int __klp_enable_patch(struct klp_patch *patch)
@@ -286,7 +298,6 @@ void klp_release_patch(struct klp_patch *patch)
 int klp_transition_complete(struct klp_patch *patch, int target)
 {
 	struct klp_object *obj;
-	bool left = false;
 	int ret;
 
 	lockdep_assert_held(&klp_mutex);
@@ -302,15 +313,8 @@ int klp_transition_complete(struct klp_patch *patch, int target)
 		return 0;
 	}
 
-	ret = klp_unpatch_objects(patch, NULL, KLP_CAUSE_DISABLE);
-	klp_for_each_object(patch, obj) {
-		if (obj->state == KLP_ENABLED)
-			left = true;
-		else if (klp_is_object_loaded(obj))
-			klp_post_unpatch_callback(obj, KLP_CAUSE_DISABLE);
-	}
-	patch->state = left ? KLP_ENABLED : KLP_DISABLED;
-	if (left) {
+	ret = klp_unpatch_patch(patch, KLP_CAUSE_DISABLE);
+	if (patch->state == KLP_ENABLED) {
 		pr_err("patch '%s' stays applied: ftrace refused to unhook some of its functions\n",
 		       klp_patch_name(patch));
 		return ret ?: -EIO;

@@ -353,7 +353,8 @@ static int kprobe_pmu_type(void)
  * as two patches' new functions may share a name (libbpf 1.1's kprobe
  * takes a symbol).  perf_event_attr's kprobe_addr, with no kprobe_func.
  */
-static struct bpf_link *attach_at(struct bpf_program *prog,
+static struct bpf_link *attach_at(struct lp_source *s,
+				  struct bpf_program *prog,
 				  unsigned long long addr,
 				  unsigned long long cookie)
 {
@@ -363,13 +364,16 @@ static struct bpf_link *attach_at(struct bpf_program *prog,
 		.kprobe_addr = addr,
 	};
 	struct bpf_link *link;
-	int type = kprobe_pmu_type(), pfd, err;
+	int pfd, err;
 
-	if (type < 0) {
-		errno = -type;
+	/* the same for every probe of this boot: read once it succeeds */
+	if (s->kprobe_type <= 0)
+		s->kprobe_type = kprobe_pmu_type();
+	if (s->kprobe_type < 0) {
+		errno = -s->kprobe_type;
 		return NULL;
 	}
-	attr.type = type;
+	attr.type = s->kprobe_type;
 	pfd = syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
 	if (pfd < 0)
 		return NULL;
@@ -432,7 +436,7 @@ static struct lp_probe *probe_add(struct lp_source *s,
 	/* the slot only grows (a probe before may have used it) */
 	pr->last = slot_sum(s, slot);
 	nofile_room(2 * s->nr_probes, 2);
-	pr->link = attach_at(s->skel->progs.lp_count, r->new_func, slot);
+	pr->link = attach_at(s, s->skel->progs.lp_count, r->new_func, slot);
 	if (!pr->link) {
 		fprintf(stderr, "%s: builtin livepatch: cannot count the calls of %s's %s (a kprobe at 0x%llx): %s\n",
 			program_invocation_short_name, r->patch, name,

@@ -54,6 +54,7 @@ struct lp_source {
 	struct kt_log *log;		/* where they go (the update's) */
 	unsigned int walk_failures;	/* walks in a row that did not end */
 	bool said_truncated;
+	int kprobe_type;			/* the kprobe PMU's perf type; 0: not read yet */
 };
 
 int lp_source_open(struct lp_source *s);

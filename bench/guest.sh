@@ -766,10 +766,14 @@ scale_section() {
 
 # cpu_ns PID: the CPU time all threads of PID have had, in ns (schedstat's
 # first field; /proc/PID/stat's utime+stime come in 10 ms ticks, too coarse
-# for a tool that runs a few ms a second); -1 if there is none
+# for a tool that runs a few ms a second); -1 if there is none.  Printed
+# with %.0f, never %d: mawk (Debian's awk) prints a %d above 2^31 - 1 as
+# 2147483647, so from 2.15 s of CPU on every reading of a tool was that
+# and its CPU time "stood still" (a double holds ns exactly for 104 days).
 cpu_ns() {
 	cat /proc/"$1"/task/*/schedstat 2>/dev/null |
-		awk '{ s += $1; n++ } END { if (n) printf "%d\n", s; else print -1 }'
+		awk '$1 !~ /^[0-9]+$/ { bad = 1 } { s += $1; n++ }
+		     END { if (n && !bad) printf "%.0f\n", s; else print -1 }'
 }
 
 # cpu_pct CPU_NS0 CPU_NS1 WALL_NS FORMAT: the CPU time between the two
@@ -809,6 +813,8 @@ kt_run() {
 		a=$b ta=$tb
 	done
 	out klptop cpu_total_pct "$cfg" 1 "$(cpu_pct "$a0" "$b" $((tb - t0)) %.2f)" "%"
+	# the raw readings (ns) the figures come from: the report checks them
+	info "klptop_cpu_ns_$cfg" "$a0 $b"
 	hwm=$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status")
 	rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status")
 	out klptop vm_hwm_kb "$cfg" 1 "$hwm" kB

@@ -241,6 +241,24 @@ check "the real builtin run: says klptop's CPU time did not advance" \
 awk -F'|' '$1 == "B" && $2 == "klptop" && ($3 == "cpu_pct" || $3 == "cpu_total_pct") && $4 == "builtin_idle_json" { $6 = 0 } 1' OFS='|' \
 	"$data/builtin-good.out" > "$tmp/bi-cpu0.out"
 bad "a klptop whose CPU time did not advance" "$tmp/bi-cpu0.out" "not measured: klptop/cpu_total_pct/builtin_idle_json is 0 while klptop wrote"
+# The same for the exporter: 0 ms a scrape while it served its scrapes
+# (the real run of 2026-12-05 at fb5190a read that in its builtin rows).
+sed 's/^\(B|exporter|cpu_ms_per_scrape|builtin_busy|1|\)[^|]*|/\10.000|/' "$data/builtin-good.out" > "$tmp/bi-ex0.out"
+bad "an exporter whose CPU time did not advance" "$tmp/bi-ex0.out" "not measured: exporter/cpu_ms_per_scrape/builtin_busy is 0 while each scrape served 321120 bytes"
+# What froze them: mawk's printf "%d" clamps at 2^31 - 1, so a tool past
+# 2.15 s of CPU read 2147483647 every time.  A reading clamped only at
+# the end (a row that started below it) has figures above 0, too low.
+sed 's/^I|klptop_cpu_ns_ours_idle_json|.*/I|klptop_cpu_ns_ours_idle_json|2100000000 2147483647/' \
+	"$data/builtin-good.out" > "$tmp/bi-clamp.out"
+bad "a CPU reading clamped at 2^31 - 1" "$tmp/bi-clamp.out" "not measured: klptop_cpu_ns_ours_idle_json is '2100000000 2147483647': 2147483647 is 2^31 - 1"
+sed 's/^I|exporter_cpu_ns_builtin_idle|.*/I|exporter_cpu_ns_builtin_idle|3880000000 3870000000/' \
+	"$data/builtin-good.out" > "$tmp/bi-back.out"
+bad "a CPU reading that went back" "$tmp/bi-back.out" "not measured: exporter_cpu_ns_builtin_idle is '3880000000 3870000000': the CPU time went back"
+sed 's/^I|exporter_cpu_ns_ours_busy|.*/I|exporter_cpu_ns_ours_busy|-1 1941500000/' \
+	"$data/builtin-good.out" > "$tmp/bi-noread.out"
+bad "a CPU reading that is not a number" "$tmp/bi-noread.out" "not measured: exporter_cpu_ns_ours_busy is '-1 1941500000', not two CPU times in ns"
+grep -v '^I|klptop_cpu_ns_builtin_busy_json|' "$data/builtin-good.out" > "$tmp/bi-noraw.out"
+bad "a builtin run without a row's raw CPU readings" "$tmp/bi-noraw.out" "missing record: I|klptop_cpu_ns_builtin_busy_json"
 
 # The builtin mode: the counted builtin configuration missing, a round
 # of klp's counted loop not measured, the exporter's builtin rows gone,

@@ -86,6 +86,8 @@ CALLER=/sys/kernel/debug/klp_bench/a
 TR=/sys/kernel/tracing
 T=/tmp/klp-bench
 mkdir -p "$T"
+# shellcheck source=bench/guest-cpu.sh disable=SC1091
+. "$top/bench/guest-cpu.sh"
 # shellcheck source=bench/guest-exporter.sh disable=SC1091
 . "$top/bench/guest-exporter.sh"
 # shellcheck source=bench/guest-transition.sh disable=SC1091
@@ -764,25 +766,7 @@ scale_section() {
 
 # --- klptop's own cost ----------------------------------------------------------
 
-# cpu_ns PID: the CPU time all threads of PID have had, in ns (schedstat's
-# first field; /proc/PID/stat's utime+stime come in 10 ms ticks, too coarse
-# for a tool that runs a few ms a second); -1 if there is none.  Printed
-# with %.0f, never %d: mawk (Debian's awk) prints a %d above 2^31 - 1 as
-# 2147483647, so from 2.15 s of CPU on every reading of a tool was that
-# and its CPU time "stood still" (a double holds ns exactly for 104 days).
-cpu_ns() {
-	cat /proc/"$1"/task/*/schedstat 2>/dev/null |
-		awk '$1 !~ /^[0-9]+$/ { bad = 1 } { s += $1; n++ }
-		     END { if (n && !bad) printf "%.0f\n", s; else print -1 }'
-}
-
-# cpu_pct CPU_NS0 CPU_NS1 WALL_NS FORMAT: the CPU time between the two
-# readings as a % of one CPU over WALL_NS; -1 (a sentinel, left out of the
-# figures) if a reading is missing
-cpu_pct() {
-	awk -v a="$1" -v b="$2" -v ns="$3" -v f="$4" 'BEGIN {
-		if (a < 0 || b < a || ns <= 0) print -1; else printf f "\n", 100 * (b - a) / ns }'
-}
+# cpu_ns and cpu_pct: bench/guest-cpu.sh
 
 # kt_run CONFIG ARGS...: klptop ARGS on CPU 1 for KT_SECS 1-s intervals;
 # KT_START_TRIES: tenths of a second it may take to start (default 300);

@@ -128,6 +128,7 @@ check "its missed targets: the same in the JSON, the table and run.sh's messages
 	bash -c 'cmp -s "$1" "$2" && cmp -s "$1" "$3"' _ "$tmp/missed.json" "$tmp/missed.table" "$tmp/missed.msg"
 diag "targets missed in builtin-good.out: $(paste -sd ';' "$tmp/missed.json")"
 cp "$pub/results.json" "$tmp/builtin.json"
+cp "$tmp/table" "$tmp/builtin.table"
 
 # target_is met|missed LABEL OUTPUT [ROW]: OUTPUT is published (what was
 # measured); the target LABEL is met or missed in the JSON, the table and
@@ -160,6 +161,23 @@ target_is met "per call, kernel loop: R_builtin <= R_klp" "$tmp/bi-percall-met.o
 awk -F'|' '$1 == "B" && $2 == "builtin" && $3 == "kernel_ns" && $4 == "builtin_klptop" { $6 = $6 * 3 } 1' OFS='|' \
 	"$data/builtin-good.out" > "$tmp/bi-percall.out"
 target_is missed "per call, kernel loop: R_builtin <= R_klp" "$tmp/bi-percall.out" "R_builtin <= R_klp"
+# The floor row: a program that does nothing on klptop's kprobe
+# (builtin_bpf0), here at half the counted loop's figure in every round:
+# its R_builtin0 / R_klp is half of R_builtin / R_klp, per loop.
+awk -F'|' '1; $1 == "B" && $2 == "builtin" && ($3 == "kernel_ns" || $3 == "user_ns") && $4 == "builtin_klptop" { $4 = "builtin_bpf0"; $6 = $6 / 2; print }' OFS='|' \
+	"$data/builtin-good.out" > "$tmp/bi-floor.out"
+good "a builtin run with the kprobe floor" "$tmp/bi-floor.out"
+check "floor: R_builtin0 / R_klp is half of R_builtin / R_klp in each loop" \
+	jqt '[.ratios[] | select(.section == "builtin")] as $r | all("kernel_ns", "user_ns"; . as $m |
+		([$r[] | select(.metric == $m and .ratio == "R_builtin0/R_klp")][0].median) as $f |
+		([$r[] | select(.metric == $m and .ratio == "R_builtin/R_klp")][0].median) as $b |
+		$f != null and (($f - $b / 2) | fabs) < 1e-3 * $b)' "$pub/results.json"
+check "floor: its rows in the table" \
+	bash -c 'grep -q "^| builtin livepatch + a kprobe program that does nothing |" "$1" &&
+		grep -q "^| R_builtin0 / R_klp |" "$1"' _ "$tmp/table"
+check "floor: no floor rows without its records" \
+	bash -c '! grep -q "R_builtin0" "$1"' _ "$tmp/builtin.table"
+
 # klptop over 1% of a CPU on the builtin's 1000 functions, idle
 sed 's/^\(B|klptop|cpu_total_pct|builtin_idle_json|1|\)[^|]*|/\11.5|/' "$data/builtin-good.out" > "$tmp/bi-klptop.out"
 target_is missed "klptop --json 1, builtin, idle: CPU overall" "$tmp/bi-klptop.out"

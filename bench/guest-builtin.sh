@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # bench/guest-builtin.sh - bench/guest.sh's builtin mode (bench/run.sh -B),
 # sourced by it (its helpers: out, info, err, measure, kt_count, rotated,
-# bi_load, ours_set, check_value, kt_run; guest-exporter.sh's ex_run; its
+# bi_load, ours_set, check_value, kt_run, empty_pass; guest-exporter.sh's ex_run; its
 # paths: MOD, T, KLPTOP, EXPORTER).  The kernel's builtin livepatch as
 # klptop and klp-exporter see it (userspace/source_livepatch.c: a kprobe
 # on each builtin winner's new function counts its calls), beside klp's
@@ -68,29 +68,15 @@ bl_config() {	# bl_config CONFIG ROUND: one per-call configuration
 }
 
 # bl_empty CONFIG ROUND: emptykprobe on a kprobe at bench_builtin1's new
-# function (its address in /proc/kallsyms, as klptop attaches by address)
-# while the loops run, then its own cost per run
+# function (its address in /proc/kallsyms: klptop attaches by address)
 bl_empty() {
-	local cfg=$1 r=$2 addr pid
+	local addr
 	addr=$(awk '$3 == "bench_new_a" && $4 == "[bench_builtin1]" { print $1; exit }' /proc/kallsyms)
 	if [ -z "$addr" ]; then
-		err "builtin $cfg round $r: no bench_new_a of bench_builtin1 in /proc/kallsyms"
+		err "builtin $1 round $2: no bench_new_a of bench_builtin1 in /proc/kallsyms"
 		return
 	fi
-	rm -f "$T/ep.out"
-	taskset -c 1 "$BIN/emptyprog" "$BIN/emptyprog.bpf.o" kprobe "$addr" \
-		> "$T/ep.out" 2> "$T/ep.err" &
-	pid=$!
-	if wait_lines "$T/ep.out" 1 "$pid"; then
-		measure "$cfg" "$r" 4201
-		bpf_pass "$cfg" emptykprobe "$r" "$pid"
-		kill -0 "$pid" 2>/dev/null ||
-			err "emptyprog died during builtin $cfg round $r: $(head -c 300 "$T/ep.err")"
-	else
-		err "emptyprog (kprobe) did not attach: $(head -c 300 "$T/ep.err")"
-	fi
-	kill -INT "$pid" 2>/dev/null
-	wait "$pid"
+	empty_pass "$1" "$2" kprobe "$addr"
 }
 
 # The busy loop of the tools' rows, started once a tool has started and

@@ -98,6 +98,16 @@ function rratio(ka, kb, kc, kd,    a, i, r, n) {
 	stats(a, n)
 }
 
+# per loop (m[1], m[2]), the cells of (CFG / builtin) / R_klp per round,
+# recorded as ratio LABEL: v[1], v[2]
+function rr_cells(cfg, label, m, v,    i) {
+	for (i = 1; i <= 2; i++) {
+		rratio(key("builtin", m[i], cfg), key("builtin", m[i], "builtin"), key("builtin", m[i], "ours_klptop"), key("builtin", m[i], "ours"))
+		add_ratio("builtin", m[i], label)
+		v[i] = scell()
+	}
+}
+
 # the per-call table: R_builtin and R_klp per loop, and the verdict
 function builtin_percall(    cf, cn, i, m, rb, rk, v, lname) {
 	print "### klptop counting the calls of a builtin-patched function (per call, ns)"
@@ -130,11 +140,7 @@ function builtin_percall(    cf, cn, i, m, rb, rk, v, lname) {
 	lname["user_ns"] = "userspace pread()"
 	printf "| R_builtin | %s | %s |\n", rcell("builtin", "kernel_ns", "builtin_klptop", "builtin", "", "R_builtin"), rcell("builtin", "user_ns", "builtin_klptop", "builtin", "", "R_builtin")
 	printf "| R_klp | %s | %s |\n", rcell("builtin", "kernel_ns", "ours_klptop", "ours", "", "R_klp"), rcell("builtin", "user_ns", "ours_klptop", "ours", "", "R_klp")
-	for (i = 1; i <= 2; i++) {
-		rratio(key("builtin", m[i], "builtin_klptop"), key("builtin", m[i], "builtin"), key("builtin", m[i], "ours_klptop"), key("builtin", m[i], "ours"))
-		add_ratio("builtin", m[i], "R_builtin/R_klp")
-		v[i] = scell()
-	}
+	rr_cells("builtin_klptop", "R_builtin/R_klp", m, v)
 	printf "| R_builtin / R_klp | %s | %s |\n", v[1], v[2]
 	for (i = 1; i <= 2; i++) {
 		ratio("builtin", m[i], "builtin_klptop", "builtin", "")
@@ -163,15 +169,11 @@ function builtin_percall(    cf, cn, i, m, rb, rk, v, lname) {
 # program that does nothing, where klptop's counter is) / builtin, and
 # its ratio to R_klp; at or above 1, no program on that kprobe meets the
 # per-call target
-function builtin_floor(m,    i, v) {
+function builtin_floor(m,    v) {
 	if (!has("builtin", "kernel_ns", "builtin_bpf0"))
 		return
 	printf "| R_builtin0 (a program that does nothing on the kprobe) | %s | %s |\n", rcell("builtin", "kernel_ns", "builtin_bpf0", "builtin", "", "R_builtin0"), rcell("builtin", "user_ns", "builtin_bpf0", "builtin", "", "R_builtin0")
-	for (i = 1; i <= 2; i++) {
-		rratio(key("builtin", m[i], "builtin_bpf0"), key("builtin", m[i], "builtin"), key("builtin", m[i], "ours_klptop"), key("builtin", m[i], "ours"))
-		add_ratio("builtin", m[i], "R_builtin0/R_klp")
-		v[i] = scell()
-	}
+	rr_cells("builtin_bpf0", "R_builtin0/R_klp", m, v)
 	printf "| R_builtin0 / R_klp | %s | %s |\n", v[1], v[2]
 }
 

@@ -23,7 +23,8 @@
 # could not serve the builtin's 1000 functions, and klptop's CPU time did
 # not advance; builtin-good.out the same records made whole (its header
 # says how: a synthetic fixture, not a measurement) for the report of a
-# complete run, the per-call target missed as measured.
+# complete run, the per-call target missed as measured; builtin-floor.out
+# a later real `-B` run with the floor of a kprobe counter (builtin_bpf0).
 . "$(dirname "$0")/../lib.sh"
 ktap_start "bench: partial runs are not published"
 
@@ -255,6 +256,13 @@ bad "klp's enable returned missing" "$tmp/tr-returned.out" "missing figure: scal
 bad "the real builtin run" "$data/builtin.out" "the guest reported: klp-exporter did not serve"
 check "the real builtin run: says klptop's CPU time did not advance" \
 	grep -qF "not measured: klptop/cpu_total_pct/ours_busy_json is 0 while klptop wrote" "$tmp/msg"
+# The real run with the kprobe floor (run 4, doc/performance.md): not
+# published (klptop's CPU time stood still after its first row), but its
+# table has the floor's rows, R_builtin0 / R_klp as measured.
+bad "the real builtin run with the floor" "$data/builtin-floor.out" \
+	"not measured: klptop/cpu_total_pct/builtin_busy_json is 0 while klptop wrote"
+check "the real builtin run with the floor: R_builtin0 / R_klp in its table" \
+	bash -c 'grep -q "^| R_builtin0 / R_klp | 1.24 (1.17-1.56) | 1.11 (0.99-1.17) |$" "$1"' _ "$tmp/table"
 # The same in a complete run: one klptop row's CPU time 0 in every interval.
 awk -F'|' '$1 == "B" && $2 == "klptop" && ($3 == "cpu_pct" || $3 == "cpu_total_pct") && $4 == "builtin_idle_json" { $6 = 0 } 1' OFS='|' \
 	"$data/builtin-good.out" > "$tmp/bi-cpu0.out"

@@ -120,8 +120,10 @@ klp-exporter_ROOMS := klptop_model klptop_events klptop_counters klptop_attach \
 klp-exporter_LIBS := snapshot strbuf readat ksyms livepatch_walk kcore
 klp-exporter_PKGS := libbpf libmicrohttpd
 klp-trace_ROOMS := klp-trace_format klp-trace_instance klp-trace_select \
-	klp-trace_builtin klp-trace_builtin_rec
-klp-trace_LIBS := seqorder json strbuf ksyms livepatch_sysfs btfoff
+	klp-trace_builtin klp-trace_builtin_rec klp-trace_calls klp-trace_blocked \
+	transition_builtin transition_model klptop_model
+klp-trace_LIBS := seqorder json strbuf ksyms livepatch_sysfs kcore \
+	livepatch_walk btfoff readat snapshot
 klp-trace_PKGS := libtracefs libtraceevent libbpf
 
 .SECONDEXPANSION:

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # bench/guest-builtin.sh - bench/guest.sh's builtin mode (bench/run.sh -B),
 # sourced by it (its helpers: out, info, err, measure, kt_count, rotated,
-# bi_load, ours_set, check_value, kt_run; guest-exporter.sh's ex_run; its
+# bi_load, ours_set, check_value, kt_run, empty_pass; guest-exporter.sh's ex_run; its
 # paths: MOD, T, KLPTOP, EXPORTER).  The kernel's builtin livepatch as
 # klptop and klp-exporter see it (userspace/source_livepatch.c: a kprobe
 # on each builtin winner's new function counts its calls), beside klp's
@@ -14,7 +14,10 @@
 #             ours_klptop (klptop counting its calls), the order rotating
 #             round by round; klptop's counting program's own cost per run
 #             after the timed loops (bpf_pass: lp_count, a kprobe program,
-#             for the builtin; klptop_redirect for klp).
+#             for the builtin; klptop_redirect for klp); and builtin_bpf0:
+#             a program that does nothing (bench/src/emptyprog.bpf.c's
+#             emptykprobe) on a kprobe where klptop puts its counter, the
+#             new function's address: the floor of any kprobe counter.
 #   klptop, exporter  with the 1000-function patch enabled, first klp's
 #             (bench_s1000_ours), then the builtin's (bench_s1000_bi, the
 #             same functions: the two cannot be enabled together):
@@ -32,7 +35,7 @@
 #             off next.
 # shellcheck shell=bash
 
-BL_CONFIGS=(builtin builtin_klptop ours ours_klptop)
+BL_CONFIGS=(builtin builtin_klptop builtin_bpf0 ours ours_klptop)
 BT_N=1000
 
 bl_config() {	# bl_config CONFIG ROUND: one per-call configuration
@@ -47,6 +50,11 @@ bl_config() {	# bl_config CONFIG ROUND: one per-call configuration
 		fi
 		bi_unload bench_builtin1
 		;;
+	builtin_bpf0)
+		bi_load bench_builtin1 || return
+		MSEC=builtin bl_empty "$cfg" "$r"
+		bi_unload bench_builtin1
+		;;
 	ours | ours_klptop)
 		ours_set bench_ours1 1
 		if [ "$cfg" = ours ]; then
@@ -57,6 +65,18 @@ bl_config() {	# bl_config CONFIG ROUND: one per-call configuration
 		ours_set bench_ours1 0
 		;;
 	esac
+}
+
+# bl_empty CONFIG ROUND: emptykprobe on a kprobe at bench_builtin1's new
+# function (its address in /proc/kallsyms: klptop attaches by address)
+bl_empty() {
+	local addr
+	addr=$(awk '$3 == "bench_new_a" && $4 == "[bench_builtin1]" { print $1; exit }' /proc/kallsyms)
+	if [ -z "$addr" ]; then
+		err "builtin $1 round $2: no bench_new_a of bench_builtin1 in /proc/kallsyms"
+		return
+	fi
+	empty_pass "$1" "$2" kprobe "$addr"
 }
 
 # The busy loop of the tools' rows, started once a tool has started and

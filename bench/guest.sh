@@ -424,6 +424,29 @@ kt_count() {
 		err "klptop counted $hits calls in ${MSEC:-redirect} $cfg round $r, fewer than the loops' $want"
 }
 
+# empty_pass CONFIG ROUND [kprobe ADDR]: a BPF program that does nothing
+# (bench/src/emptyprog.bpf.c: emptyprog on klp:klp_redirect, or
+# emptykprobe on a kprobe at ADDR) attached while CONFIG's loops run
+# (measure), then its own cost per run (bpf_pass)
+empty_pass() {
+	local cfg=$1 r=$2 prog=emptyprog pid
+	shift 2
+	[ $# = 0 ] || prog=emptykprobe
+	rm -f "$T/ep.out"
+	taskset -c 1 "$BIN/emptyprog" "$BIN/emptyprog.bpf.o" "$@" > "$T/ep.out" 2> "$T/ep.err" &
+	pid=$!
+	if wait_lines "$T/ep.out" 1 "$pid"; then
+		measure "$cfg" "$r" 4201
+		bpf_pass "$cfg" "$prog" "$r" "$pid"
+		kill -0 "$pid" 2>/dev/null ||
+			err "$prog died during ${MSEC:-redirect} $cfg round $r: $(head -c 300 "$T/ep.err")"
+	else
+		err "$prog did not attach: $(head -c 300 "$T/ep.err")"
+	fi
+	kill -INT "$pid" 2>/dev/null
+	wait "$pid"
+}
+
 run_config() {	# run_config CONFIG ROUND
 	local cfg=$1 r=$2 pid hits
 	case $cfg in
@@ -449,19 +472,7 @@ run_config() {	# run_config CONFIG ROUND
 		;;
 	ours_bpf0)
 		ours_set bench_ours1 1
-		rm -f "$T/ep.out"
-		taskset -c 1 "$BIN/emptyprog" "$BIN/emptyprog.bpf.o" > "$T/ep.out" 2> "$T/ep.err" &
-		pid=$!
-		if wait_lines "$T/ep.out" 1 "$pid"; then
-			measure "$cfg" "$r" 4201
-			bpf_pass "$cfg" emptyprog "$r" "$pid"
-			kill -0 "$pid" 2>/dev/null ||
-				err "emptyprog died during redirect $cfg round $r: $(head -c 300 "$T/ep.err")"
-		else
-			err "emptyprog did not attach: $(head -c 300 "$T/ep.err")"
-		fi
-		kill -INT "$pid" 2>/dev/null
-		wait "$pid"
+		empty_pass "$cfg" "$r"
 		ours_set bench_ours1 0
 		;;
 	ours_perf)

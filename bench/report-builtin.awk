@@ -120,6 +120,16 @@ function rratio(ka, kb, kc, kd,    a, i, r, n) {
 	stats(a, n)
 }
 
+# per loop (m[1], m[2]), the cells of (CFG / builtin) / R_klp per round,
+# recorded as ratio LABEL: v[1], v[2]
+function rr_cells(cfg, label, m, v,    i) {
+	for (i = 1; i <= 2; i++) {
+		rratio(key("builtin", m[i], cfg), key("builtin", m[i], "builtin"), key("builtin", m[i], "ours_klptop"), key("builtin", m[i], "ours"))
+		add_ratio("builtin", m[i], label)
+		v[i] = scell()
+	}
+}
+
 # the per-call table: R_builtin and R_klp per loop, and the verdict
 function builtin_percall(    cf, cn, i, m, rb, rk, v, lname) {
 	print "### klptop counting the calls of a builtin-patched function (per call, ns)"
@@ -132,13 +142,15 @@ function builtin_percall(    cf, cn, i, m, rb, rk, v, lname) {
 	print ""
 	print "| configuration | kernel loop | userspace pread() |"
 	print "|---|---|---|"
-	split("builtin builtin_klptop ours ours_klptop", cf, " ")
+	split("builtin builtin_klptop builtin_bpf0 ours ours_klptop", cf, " ")
 	cn["builtin"] = "builtin livepatch alone"
 	cn["builtin_klptop"] = "builtin livepatch + klptop counting"
+	cn["builtin_bpf0"] = "builtin livepatch + a kprobe program that does nothing"
 	cn["ours"] = "klp alone"
 	cn["ours_klptop"] = "klp + klptop counting"
-	for (i = 1; i <= 4; i++)
-		printf "| %s | %s | %s |\n", cn[cf[i]], cell("builtin", "kernel_ns", cf[i]), cell("builtin", "user_ns", cf[i])
+	for (i = 1; i <= 5; i++)
+		if (has("builtin", "kernel_ns", cf[i]))
+			printf "| %s | %s | %s |\n", cn[cf[i]], cell("builtin", "kernel_ns", cf[i]), cell("builtin", "user_ns", cf[i])
 	print ""
 	print "R_builtin = (builtin + klptop) / builtin and R_klp = (klp + klptop) / klp, per round; the target:"
 	print "R_builtin <= R_klp (medians), in each loop."
@@ -150,11 +162,7 @@ function builtin_percall(    cf, cn, i, m, rb, rk, v, lname) {
 	lname["user_ns"] = "userspace pread()"
 	printf "| R_builtin | %s | %s |\n", rcell("builtin", "kernel_ns", "builtin_klptop", "builtin", "", "R_builtin"), rcell("builtin", "user_ns", "builtin_klptop", "builtin", "", "R_builtin")
 	printf "| R_klp | %s | %s |\n", rcell("builtin", "kernel_ns", "ours_klptop", "ours", "", "R_klp"), rcell("builtin", "user_ns", "ours_klptop", "ours", "", "R_klp")
-	for (i = 1; i <= 2; i++) {
-		rratio(key("builtin", m[i], "builtin_klptop"), key("builtin", m[i], "builtin"), key("builtin", m[i], "ours_klptop"), key("builtin", m[i], "ours"))
-		add_ratio("builtin", m[i], "R_builtin/R_klp")
-		v[i] = scell()
-	}
+	rr_cells("builtin_klptop", "R_builtin/R_klp", m, v)
 	printf "| R_builtin / R_klp | %s | %s |\n", v[1], v[2]
 	for (i = 1; i <= 2; i++) {
 		ratio("builtin", m[i], "builtin_klptop", "builtin", "")
@@ -164,6 +172,7 @@ function builtin_percall(    cf, cn, i, m, rb, rk, v, lname) {
 		v[i] = target("per call, " lname[m[i]] ": R_builtin <= R_klp (R_builtin / R_klp of the medians)", (rb == "" || rk == "" ? "" : rb / rk), "<=", 1)
 	}
 	printf "| R_builtin <= R_klp | %s | %s |\n", v[1], v[2]
+	builtin_floor(m)
 	if (has("builtin", "bpf_ns_per_run", "builtin_klptop")) {
 		print ""
 		print "klptop's counting program by itself: run_time_ns / run_cnt from `bpftool prog show` over one more"
@@ -173,7 +182,21 @@ function builtin_percall(    cf, cn, i, m, rb, rk, v, lname) {
 		print "|---|---|---|"
 		printf "| builtin: `lp_count` (kprobe) | %s | %s |\n", cell("builtin", "bpf_ns_per_run", "builtin_klptop"), cell("builtin", "bpf_run_cnt", "builtin_klptop")
 		printf "| klp: `klptop_redirect` (raw tracepoint) | %s | %s |\n", cell("builtin", "bpf_ns_per_run", "ours_klptop"), cell("builtin", "bpf_run_cnt", "ours_klptop")
+		if (has("builtin", "bpf_ns_per_run", "builtin_bpf0"))
+			printf "| builtin: `emptykprobe` (kprobe, does nothing) | %s | %s |\n", cell("builtin", "bpf_ns_per_run", "builtin_bpf0"), cell("builtin", "bpf_run_cnt", "builtin_bpf0")
 	}
+}
+
+# The floor of any kprobe counter: R_builtin0 = (builtin + a kprobe
+# program that does nothing, where klptop's counter is) / builtin, and
+# its ratio to R_klp; at or above 1, no program on that kprobe meets the
+# per-call target
+function builtin_floor(m,    v) {
+	if (!has("builtin", "kernel_ns", "builtin_bpf0"))
+		return
+	printf "| R_builtin0 (a program that does nothing on the kprobe) | %s | %s |\n", rcell("builtin", "kernel_ns", "builtin_bpf0", "builtin", "", "R_builtin0"), rcell("builtin", "user_ns", "builtin_bpf0", "builtin", "", "R_builtin0")
+	rr_cells("builtin_bpf0", "R_builtin0/R_klp", m, v)
+	printf "| R_builtin0 / R_klp | %s | %s |\n", v[1], v[2]
 }
 
 # "value of the median" with a target on the median, for a tools' row

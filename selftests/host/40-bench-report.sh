@@ -27,7 +27,8 @@
 # could not serve the builtin's 1000 functions, and klptop's CPU time did
 # not advance; builtin-good.out the same records made whole (its header
 # says how: a synthetic fixture, not a measurement) for the report of a
-# complete run, the per-call target missed as measured.
+# complete run, the per-call target missed as measured; builtin-floor.out
+# a later real `-B` run with the floor of a kprobe counter (builtin_bpf0).
 . "$(dirname "$0")/../lib.sh"
 ktap_start "bench: partial runs are not published"
 
@@ -132,6 +133,7 @@ check "its missed targets: the same in the JSON, the table and run.sh's messages
 	bash -c 'cmp -s "$1" "$2" && cmp -s "$1" "$3"' _ "$tmp/missed.json" "$tmp/missed.table" "$tmp/missed.msg"
 diag "targets missed in builtin-good.out: $(paste -sd ';' "$tmp/missed.json")"
 cp "$pub/results.json" "$tmp/builtin.json"
+cp "$tmp/table" "$tmp/builtin.table"
 
 # target_is met|missed LABEL OUTPUT [ROW]: OUTPUT is published (what was
 # measured); the target LABEL is met or missed in the JSON, the table and
@@ -164,6 +166,23 @@ target_is met "per call, kernel loop: R_builtin <= R_klp" "$tmp/bi-percall-met.o
 awk -F'|' '$1 == "B" && $2 == "builtin" && $3 == "kernel_ns" && $4 == "builtin_klptop" { $6 = $6 * 3 } 1' OFS='|' \
 	"$data/builtin-good.out" > "$tmp/bi-percall.out"
 target_is missed "per call, kernel loop: R_builtin <= R_klp" "$tmp/bi-percall.out" "R_builtin <= R_klp"
+# The floor row: a program that does nothing on klptop's kprobe
+# (builtin_bpf0), here at half the counted loop's figure in every round:
+# its R_builtin0 / R_klp is half of R_builtin / R_klp, per loop.
+awk -F'|' '1; $1 == "B" && $2 == "builtin" && ($3 == "kernel_ns" || $3 == "user_ns") && $4 == "builtin_klptop" { $4 = "builtin_bpf0"; $6 = $6 / 2; print }' OFS='|' \
+	"$data/builtin-good.out" > "$tmp/bi-floor.out"
+good "a builtin run with the kprobe floor" "$tmp/bi-floor.out"
+check "floor: R_builtin0 / R_klp is half of R_builtin / R_klp in each loop" \
+	jqt '[.ratios[] | select(.section == "builtin")] as $r | all("kernel_ns", "user_ns"; . as $m |
+		([$r[] | select(.metric == $m and .ratio == "R_builtin0/R_klp")][0].median) as $f |
+		([$r[] | select(.metric == $m and .ratio == "R_builtin/R_klp")][0].median) as $b |
+		$f != null and (($f - $b / 2) | fabs) < 1e-3 * $b)' "$pub/results.json"
+check "floor: its rows in the table" \
+	bash -c 'grep -q "^| builtin livepatch + a kprobe program that does nothing |" "$1" &&
+		grep -q "^| R_builtin0 / R_klp |" "$1"' _ "$tmp/table"
+check "floor: no floor rows without its records" \
+	bash -c '! grep -q "R_builtin0" "$1"' _ "$tmp/builtin.table"
+
 # klptop over 1% of a CPU on the builtin's 1000 functions, idle
 sed 's/^\(B|klptop|cpu_total_pct|builtin_idle_json|1|\)[^|]*|/\11.5|/' "$data/builtin-good.out" > "$tmp/bi-klptop.out"
 target_is missed "klptop --json 1, builtin, idle: CPU overall" "$tmp/bi-klptop.out"
@@ -241,6 +260,13 @@ bad "klp's enable returned missing" "$tmp/tr-returned.out" "missing figure: scal
 bad "the real builtin run" "$data/builtin.out" "the guest reported: klp-exporter did not serve"
 check "the real builtin run: says klptop's CPU time did not advance" \
 	grep -qF "not measured: klptop/cpu_total_pct/ours_busy_json is 0 while klptop wrote" "$tmp/msg"
+# The real run with the kprobe floor (run 4, doc/performance.md): not
+# published (klptop's CPU time stood still after its first row), but its
+# table has the floor's rows, R_builtin0 / R_klp as measured.
+bad "the real builtin run with the floor" "$data/builtin-floor.out" \
+	"not measured: klptop/cpu_total_pct/builtin_busy_json is 0 while klptop wrote"
+check "the real builtin run with the floor: R_builtin0 / R_klp in its table" \
+	bash -c 'grep -q "^| R_builtin0 / R_klp | 1.24 (1.17-1.56) | 1.11 (0.99-1.17) |$" "$1"' _ "$tmp/table"
 # The same in a complete run: one klptop row's CPU time 0 in every interval.
 awk -F'|' '$1 == "B" && $2 == "klptop" && ($3 == "cpu_pct" || $3 == "cpu_total_pct") && $4 == "builtin_idle_json" { $6 = 0 } 1' OFS='|' \
 	"$data/builtin-good.out" > "$tmp/bi-cpu0.out"

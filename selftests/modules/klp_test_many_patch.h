@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * klp_test_many_patch.h - the body of klp_test_many<N>.c: a patch of the
- * first KLP_MANY_N of klp_test_many_tgt's 256 functions, registered on
- * load and enabled with enable=1 or through sysfs.  One module per N:
+ * first KLP_MANY_N of the target's functions (klp_test_many.h), registered
+ * on load and enabled with enable=1 or through sysfs.  One module per N:
  * patch modules never unload.
  */
 #include <linux/module.h>
@@ -27,7 +27,7 @@ static struct klp_func funcs[KLP_MANY_NR + 1] = {
 };
 
 static struct klp_object objs[] = {
-	{ .name = "klp_test_many_tgt", .funcs = funcs, },
+	{ .name = KLP_MANY_TGT, .funcs = funcs, },
 	{ }
 };
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # klp-accel: tcg,thread=single
 # klp-timeout: 600
-# klp-min-results: 64
+# klp-min-results: 67
 # The consistency model (core/transition.c): a patch that changes
 # klp_cm_f() and the klp_cm_g() it calls twice, around a sleep
 # (klp_test_cm.h), never lets a task run a mix of the two versions: over
@@ -224,22 +224,29 @@ check "replace: freed" wait_until 20 eval "[ ! -e $KLP_SYSFS/$P2 ]"
 check "replace: its module removed" wait_until 5 eval "rmmod $P2 2>/dev/null"
 assert_eq "replace: the original again" 100 "$(target a)"
 
-# --- 6: 256 functions, 300 more tasks ---------------------------------------
-klp_insmod klp_test_many_tgt || bail "the 256-function target loads"
+# --- 6: 1000 functions, 300 more tasks --------------------------------------
+# klp_test_many1k_tgt's sum calls its 1024 functions: 523776 unpatched,
+# 1000 more for each of the 1000 the patch replaces once this task has
+# switched.
+klp_insmod klp_test_many1k_tgt || bail "the 1024-function target loads"
+SUM1K=/sys/kernel/debug/klp_test_many1k/sum
+assert_eq "many: the 1024 functions unpatched" 523776 "$(cat $SUM1K)"
 sleepers=()
 for i in $(seq 300); do
 	sleep 1000 &
 	sleepers+=($!)
 done
 trace_clear
-check "many: a 256-function patch enables" insmod "$(klp_modpath klp_test_many256)" enable=1
+check "many: a 1000-function patch enables" insmod "$(klp_modpath klp_test_many1000)" enable=1
 check "many: its transition completes" \
-	wait_until 30 eval "[ \$(cat $KLP_SYSFS/klp_test_many256/transition) = 0 ]"
+	wait_until 30 eval "[ \$(cat $KLP_SYSFS/klp_test_many1000/transition) = 0 ]"
 total=$(tr_actions | sed -n 's/^complete target=1 pending=0$/x/p' | wc -l)
 assert_eq "many: one complete event" 1 "$total"
 check "many: the sweeps saw the 300 tasks" eval \
 	"grep -q 'klp_transition: .* target=1 sweep sweep=1 pending=[0-9]* total=[3-9][0-9][0-9]' $INST/trace"
-check "many: disable completes (set_enabled waits for it)" set_enabled klp_test_many256 0
+assert_eq "many: every one of the 1000 replaced" 1523776 "$(cat $SUM1K)"
+check "many: disable completes (set_enabled waits for it)" set_enabled klp_test_many1000 0
+assert_eq "many: the 1024 originals again" 523776 "$(cat $SUM1K)"
 kill "${sleepers[@]}"
 wait "${sleepers[@]}" 2>/dev/null
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # klp-accel: tcg,thread=single
-# klp-min-results: 47
+# klp-min-results: 64
 # Single-threaded TCG: the builtin livepatch's enables and disables
 # rewrite call sites while the other CPU runs (on 6.12 every
 # cond_resched() one, sched_dynamic_klp_enable()), which multi-threaded
@@ -18,7 +18,16 @@
 # every builtin event of the test, in order: enable, transition start and
 # complete, disable, a transition reversed midway (held by a kthread asleep
 # in the patched function), a refused enable with its error, and a forced
-# one; its kprobe events are gone when it ends.
+# one; its kprobe events are gone when it ends.  While a builtin transition
+# is held, klp-trace names the task (pid, comm, the patched function on
+# its stack, on_stack) within its interval, with the transition's progress,
+# before the transition's end.  A klp-trace of the builtin's calls
+# (-e klp_redirect: a kprobe event on each func's new function, the funcs
+# and winners from its walk of the builtin's klp_ops through /proc/kcore)
+# prints exactly one record per call, naming the top patch as winner; after
+# the top one is disabled it walks again, and the next calls are recorded
+# for the patch below; a builtin patch enabled while it runs is traced from
+# its enable on.
 . "$(dirname "$0")/../lib.sh"
 ktap_start "klptop: the builtin livepatch as a second source"
 
@@ -98,8 +107,8 @@ lt_start() {	# lt_start NAME ARGS...: in its own process group
 	LT_PIDS="$LT_PIDS $!"
 	eval "LT_$1=$!"
 }
-lt_start text
-lt_start json --json
+lt_start text --no-redirect
+lt_start json --no-redirect --json
 lt_ready() { grep -q '^Tracing the builtin' "$T/text.err" && grep -q '^Tracing the builtin' "$T/json.err"; }
 check "klp-trace without the klp core: traces the builtin's records" wait_until 60 lt_ready
 check "... and says the klp core is not loaded" \
@@ -121,6 +130,18 @@ check "klptop's screen without the klp core: the builtin's row" \
 SLEEPER="func=klp_sleeper_wait objname=klp_test_sleeper"
 check "klp_test_builtin2 on klp_sleeper_wait: its transition held" \
 	eval "klp_insmod klp_test_builtin2 $SLEEPER && sleep 1 && [ \"\$(cat $LP/klp_test_builtin2/transition)\" = 1 ]"
+SPID=$(pgrep -x klp_sleeper)
+BLOCKED="klp_task_blocked: core=livepatch patch=klp_test_builtin2 pid=$SPID comm=klp_sleeper func=klp_sleeper_wait reason=on_stack"
+check "klp-trace names the task that holds it (pid $SPID, comm, the function on its stack, on_stack)" \
+	wait_until 10 grep -q "$BLOCKED" "$T/text.out"
+check "... with the transition's progress: a sweep, tasks left of all" \
+	grep -qE "klp_transition: core=livepatch patch=klp_test_builtin2 target=1 action=sweep pending=[1-9][0-9]* total=[1-9][0-9]*$" "$T/text.out"
+json_blocked() {
+	jq -r 'select(.event == "klp_task_blocked") | "\(.core) \(.patch) \(.pid) \(.comm) \(.func) \(.reason_sym)"' \
+		"$T/json.out" 2>/dev/null |
+		grep -qx "livepatch klp_test_builtin2 $SPID klp_sleeper klp_sleeper_wait on_stack"
+}
+check "klp-trace --json names it too" wait_until 10 json_blocked
 check "enabled written 0 midway: reversed, then freed" \
 	eval "echo 0 > $LP/klp_test_builtin2/enabled && wait_until 20 eval '[ ! -e $LP/klp_test_builtin2 ]'"
 check "its module unloads" wait_until 10 rmmod klp_test_builtin2
@@ -178,12 +199,38 @@ line=$(kt_next) || bail "klptop goes on"
 assert_eq "klp's calls counted by klp's source beside it" "$((a1 + 5))" \
 	"$(jq -r '.rows[] | select(.function == "klp_target_a") | .hits_total' <<< "$line")"
 
+# klp-trace's record of each builtin call, from a walk through /proc/kcore
+M=500
+lt_start calls --core livepatch -e klp_redirect
+lt_walks() { grep -c "builtin livepatch: the calls of 2 funcs traced" "$T/calls.err"; }
+check "klp-trace -e klp_redirect: both builtin funcs of klp_target_c traced" \
+	wait_until 60 eval '[ "$(lt_walks)" = 1 ]'
+assert_eq "... their kprobe events, on each func's new function" 2 \
+	"$(grep -cE "^p[0-9]*:klp_trace_$LT_calls/call_[0-9]+ 0x" $TRACEFS/kprobe_events)"
+assert_eq "calls on every CPU get the top patch's value" \
+	"7100 $((M * NCPU))" "$(calls_every_cpu $M)"
+
 # the top one disabled: the count moves to the next
 check "klp_test_builtin2 disabled" eval "echo 0 > $LP/klp_test_builtin2/enabled"
 check "its transition completes, the patch is freed" wait_until 10 eval "[ ! -e $LP/klp_test_builtin2 ]"
 line=$(kt_next) || bail "klptop goes on"
 assert_eq "klp_test_builtin wins again, alone" \
 	"livepatch klp_test_builtin klp_test_builtin 1" "$(row "$line" klp_target_c)"
+check "klp-trace walked the func_stacks again: the new winner" \
+	wait_until 30 eval '[ "$(lt_walks)" = 2 ]'
+assert_eq "calls on every CPU get the next patch's value" \
+	"7000 $((M * NCPU))" "$(calls_every_cpu $M)"
+sleep 0.5	# its next buffer read
+kill -INT -- "-$LT_calls" && wait "$LT_calls"
+assert_eq "klp-trace ends on SIGINT, status 0" "0" "$?"
+LT_PIDS=${LT_PIDS/ $LT_calls/}
+calls=$(sed -n 's/^[0-9.]* \[[0-9]*\] .*-[0-9]* klp_redirect: core=livepatch old_addr=\([^ ]*\) new_func=[^ ]* func=\([^ ]*\) patch=\([^ ]*\) winner=\([^ ]*\)$/\1 \2 \3 \4/p' "$T/calls.out" | uniq -c | awk '{ print $1, $2, $3, $4, $5 }')
+assert_eq "klp-trace: one record per call, each naming the top patch as winner; after the disable, the patch below" \
+	"$((M * NCPU)) klp_target_c klp_target_c klp_test_builtin2 klp_test_builtin2
+$((M * NCPU)) klp_target_c klp_target_c klp_test_builtin klp_test_builtin" "$calls"
+assert_eq "... and nothing else" "$((2 * M * NCPU))" "$(wc -l < "$T/calls.out")"
+assert_eq "... its call events gone" 0 "$(grep -c "klp_trace_$LT_calls/" $TRACEFS/kprobe_events)"
+line=$(kt_next) || bail "klptop goes on"
 before=$line
 assert_eq "calls on every CPU get the next patch's value" \
 	"7000 $((N * NCPU))" "$(calls_every_cpu $N)"
@@ -226,8 +273,11 @@ assert_eq "SIGTERM ends klptop cleanly" 0 "$rc"
 assert_eq "klptop wrote nothing to stderr" "" "$(cat "$KT_JSON.err")"
 
 # --- a held transition forced; then klp-trace's records ---------------------
+nblocked=$(grep -c "$BLOCKED" "$T/text.out")
 check "klp_test_builtin2 again, on klp_sleeper_wait: held" \
 	eval "wait_until 10 rmmod klp_test_builtin2 && klp_insmod klp_test_builtin2 $SLEEPER && sleep 1 && [ \"\$(cat $LP/klp_test_builtin2/transition)\" = 1 ]"
+check "klp-trace names the task that holds it again" \
+	wait_until 10 eval '[ "$(grep -c "$BLOCKED" "$T/text.out")" -gt "$nblocked" ]'
 check "force written: the transition completes" \
 	eval "echo 1 > $LP/klp_test_builtin2/force && wait_until 20 builtin_settled klp_test_builtin2"
 # lt_stop NAME SIG: the klp-trace ends on SIG with status 0
@@ -261,14 +311,34 @@ klp_transition $b2 target=1 action=forced
 klp_transition $b2 target=1 action=complete
 klp_patch_enable $b2 ret=0"
 assert_eq "klp-trace: every builtin event, in order, with klp's names (held, reversed, refused, stacked, disabled, forced)" \
-	"$expected" "$(sed -n 's/^[0-9.]* \[[0-9]*\] .*-[0-9]* \(klp_[a-z_]*\): core=livepatch patch=\([^ ]*\) /\1 \2 /p' "$T/text.out")"
+	"$expected" "$(grep -v -e klp_task_blocked -e action=sweep "$T/text.out" | sed -n 's/^[0-9.]* \[[0-9]*\] .*-[0-9]* \(klp_[a-z_]*\): core=livepatch patch=\([^ ]*\) /\1 \2 /p')"
+first_blocked=$(grep -n -m1 "$BLOCKED" "$T/text.out" | cut -d: -f1)
+reversed_end=$(grep -n -m1 "klp_transition: core=livepatch patch=$b2 target=0 action=complete" "$T/text.out" | cut -d: -f1)
+check "klp-trace: the held transition's blocked task before its end" \
+	eval '[ -n "$first_blocked" ] && [ -n "$reversed_end" ] && [ "$first_blocked" -lt "$reversed_end" ]'
 check "klp-trace: only the builtin's records (started without the klp core)" \
 	eval '! grep -v "core=livepatch" "$T/text.out" | grep -q .'
 assert_eq "klp-trace --json: the same records" "$expected" \
-	"$(jq -r 'select(.core == "livepatch") | if .event == "klp_transition"
+	"$(jq -r 'select(.core == "livepatch" and .event != "klp_task_blocked" and .action_sym != "sweep") | if .event == "klp_transition"
 		then "\(.event) \(.patch) target=\(.target) action=\(.action_sym)"
 		else "\(.event) \(.patch) ret=\(.ret)" end' "$T/json.out")"
 assert_eq "klp-trace: no kprobe event, no instance, no event group left" "0 0 0" \
 	"$(grep -c klp_trace_ $TRACEFS/kprobe_events) $(compgen -G "$TRACEFS/instances/klp-trace.*" | wc -l) $(compgen -G "$TRACEFS/events/klp_trace_*" | wc -l)"
-[ "$_ktap_fail" = 0 ] || diag "$(cat "$T/text.out" "$T/text.err")"
+
+# a builtin patch enabled while klp-trace runs: its func traced from then on
+lt_start later --core livepatch -e klp_redirect
+check "klp-trace -e klp_redirect with one builtin func (on klp_sleeper_wait)" \
+	wait_until 60 grep -q "the calls of 1 func traced" "$T/later.err"
+check "klp_test_builtin loaded again on klp_target_c while it runs" \
+	eval "rmmod klp_test_builtin && klp_insmod klp_test_builtin func=klp_target_c && wait_until 10 builtin_settled klp_test_builtin"
+check "... klp-trace walks again: its func traced" \
+	wait_until 30 grep -q "the calls of 2 funcs traced" "$T/later.err"
+assert_eq "its calls get its value" 7000 "$(target_call c 100)"
+sleep 0.5	# its next buffer read
+kill -INT -- "-$LT_later" && wait "$LT_later"
+assert_eq "exactly those calls recorded, on the new patch, itself the winner" \
+	"100 klp_target_c klp_test_builtin klp_test_builtin" \
+	"$(sed -n 's/.* klp_redirect: core=livepatch old_addr=[^ ]* new_func=[^ ]* func=\([^ ]*\) patch=\([^ ]*\) winner=\([^ ]*\)$/\1 \2 \3/p' "$T/later.out" | uniq -c | awk '{ print $1, $2, $3, $4 }')"
+assert_eq "... its events gone when it ends" 0 "$(grep -c klp_trace_ $TRACEFS/kprobe_events)"
+[ "$_ktap_fail" = 0 ] || diag "$(cat "$T/text.out" "$T/text.err" "$T/calls.err" "$T/later.err")"
 ktap_finish

@@ -12,5 +12,7 @@
 void json_buf_str(struct strbuf *b, const char *s, size_t len);
 void json_put_str(FILE *out, const char *s, size_t len);
 void json_put_text(FILE *out, const char *s, size_t len);
+/* A record's string field: ",\"name\":\"s\"" (JSON) or " name=s" (text) */
+void json_put_field(FILE *out, int json, const char *name, const char *s);
 
 #endif /* _KLP_JSON_H */

@@ -2,6 +2,7 @@
 /*
  * json_lib.c - the one JSON string writer of klptop and klp-trace
  */
+#include <string.h>
 #include "json.h"
 
 /* '"', '\\', the control characters and DEL */
@@ -83,4 +84,24 @@ void json_put_text(FILE *out, const char *s, size_t len)
 		fwrite(s, 1, len, out);
 	else
 		json_put_str(out, s, len);
+}
+
+/**
+ * json_put_field() - one string field of a record, as klp-trace prints
+ * every field: ",\"name\":\"s\"" in JSON, " name=s" (escaped as
+ * json_put_text() does) in text
+ * @out:  where to
+ * @json: JSON, else text
+ * @name: the field's name (printed as it is)
+ * @s:    its value
+ */
+void json_put_field(FILE *out, int json, const char *name, const char *s)
+{
+	if (json) {
+		fprintf(out, ",\"%s\":", name);
+		json_put_str(out, s, strlen(s));
+	} else {
+		fprintf(out, " %s=", name);
+		json_put_text(out, s, strlen(s));
+	}
 }

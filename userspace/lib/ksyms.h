@@ -29,4 +29,7 @@ const struct klp_ksym *klp_ksyms_resolve(struct klp_ksyms *ks,
 					 unsigned long long addr);
 void klp_ksyms_free(struct klp_ksyms *ks);
 
+/* A data symbol of the kernel's own (not a module's), or 0. */
+unsigned long long klp_ksyms_data_addr(const char *want);
+
 #endif /* _KLP_KSYMS_H */

@@ -224,3 +224,34 @@ void klp_ksyms_free(struct klp_ksyms *ks)
 	free(ks->buf);
 	memset(ks, 0, sizeof(*ks));
 }
+
+/**
+ * klp_ksyms_data_addr() - the address of a data symbol of the kernel's
+ * own (not a module's), as /proc/kallsyms lists it to root
+ * @want: its name
+ *
+ * Return: the address, or 0 when it is not listed (or the addresses are
+ * hidden: not root, kptr_restrict).
+ */
+unsigned long long klp_ksyms_data_addr(const char *want)
+{
+	unsigned long long addr, found = 0;
+	char line[512], type, name[256];
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
+			continue;
+		if (strchr(line, '['))
+			continue;	/* a module's */
+		if ((type == 'd' || type == 'D' || type == 'b' || type == 'B') &&
+		    !strcmp(name, want)) {
+			found = addr;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}

@@ -29,6 +29,8 @@
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "ksyms.h"
+#include "livepatch_walk.h"
 #include "readat.h"
 #include "source_livepatch.h"
 #include "livepatch.skel.h"
@@ -45,20 +47,6 @@ static int read_bool_at(int dirfd, const char *name)
 	if (readat_line(dirfd, name, buf, sizeof(buf)))
 		return -1;
 	return !strcmp(buf, "1") ? 1 : !strcmp(buf, "0") ? 0 : -1;
-}
-
-/*
- * The model's name of a builtin func: its sysfs name "<old_name>,<sympos>"
- * with the sympos only when above 1, as klp names its functions.
- */
-static void model_func_name(char *dst, size_t size, const char *sysfs)
-{
-	const char *comma = strrchr(sysfs, ',');
-	size_t len = strlen(sysfs);
-
-	if (comma && (!strcmp(comma, ",0") || !strcmp(comma, ",1")))
-		len = comma - sysfs;
-	snprintf(dst, size, "%.*s", (int)len, sysfs);
 }
 
 /* Every func of one object of patch p into the model. */
@@ -81,7 +69,7 @@ static void read_object(struct kt_model *m, struct kt_patch *p, int objfd,
 		if (de->d_type != DT_DIR || de->d_name[0] == '.' ||
 		    !strchr(de->d_name, ','))
 			continue;
-		model_func_name(name, sizeof(name), de->d_name);
+		lpw_func_name(name, sizeof(name), de->d_name);
 		f = kt_func_bind(m, p, kt_fn_find(m, object, name, true), 0);
 		f->seen = true;
 		f->obj_patched = patched;
@@ -158,30 +146,6 @@ static void read_sysfs(struct kt_model *m)
 	closedir(d);
 }
 
-/* The address of a data symbol of the kernel's own, or 0. */
-static unsigned long long find_data_sym(const char *want)
-{
-	unsigned long long addr, found = 0;
-	char line[512], type, name[256];
-	FILE *f = fopen("/proc/kallsyms", "re");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
-			continue;
-		if (strchr(line, '['))
-			continue;	/* a module's */
-		if ((type == 'd' || type == 'D' || type == 'b' || type == 'B') &&
-		    !strcmp(name, want)) {
-			found = addr;
-			break;
-		}
-	}
-	fclose(f);
-	return found;
-}
-
 static int attach_events(struct lp_source *s);
 
 static int say(const char *what, int err)
@@ -208,7 +172,7 @@ int lp_source_open(struct lp_source *s)
 
 	if (access(LP_SYSFS_ROOT, F_OK))
 		return 0;
-	ops = find_data_sym("klp_ops");
+	ops = klp_ksyms_data_addr("klp_ops");
 	if (!ops) {
 		fprintf(stderr, "%s: builtin livepatch: klp_ops not in /proc/kallsyms (needs CONFIG_KALLSYMS_ALL and root): its func_stacks cannot be read\n",
 			program_invocation_short_name);
@@ -223,9 +187,9 @@ int lp_source_open(struct lp_source *s)
 	s->skel->rodata->nr_cpus = s->ncpus;
 	s->skel->rodata->klp_ops_addr = ops;
 	s->skel->rodata->klp_transition_patch_addr =
-		find_data_sym("klp_transition_patch");
+		klp_ksyms_data_addr("klp_transition_patch");
 	s->skel->rodata->klp_target_state_addr =
-		find_data_sym("klp_target_state");
+		klp_ksyms_data_addr("klp_target_state");
 	err = bpf_map__set_max_entries(s->skel->maps.lp_hits,
 				       (__u32)s->ncpus * KLP_LP_MAX_KEYS);
 	if (!err)
@@ -493,7 +457,7 @@ static void apply_walk(struct lp_source *s, struct kt_model *m)
 
 		if (!r->patch[0] || !r->object[0] || !r->name[0])
 			continue;
-		model_func_name(name, sizeof(name), r->name);
+		lpw_func_name(name, sizeof(name), r->name);
 		p = kt_patch_find(m, r->patch, false);
 		if (!p) {	/* enabled after the sysfs read: seen next time */
 			p = kt_patch_find(m, r->patch, true);

@@ -45,11 +45,13 @@ static const char argp_program_doc[] =
 "several CPUs' buffers.\n"
 "Reads a private tracefs instance, so other tracefs users are not disturbed.\n"
 "The builtin livepatch's records (klp_patch_enable, klp_patch_disable,\n"
-"klp_transition) come from kprobe events on its own functions, and carry\n"
-"core=livepatch; without the klp core, only they are traced.\n"
+"klp_transition) come from kprobe events on its own functions, its calls\n"
+"(klp_redirect) from one on each func's new function, the tasks that hold\n"
+"its transitions back (klp_task_blocked) from /proc every interval; they\n"
+"carry core=livepatch; without the klp core, only they are traced.\n"
 "\n"
 "USAGE: klp-trace [-e EVENT]... [--no-redirect] [--core CORE] [--json]\n"
-"                 [-c COUNT] [-t SECONDS]\n"
+"                 [-c COUNT] [-t SECONDS] [-i SECONDS]\n"
 "\n"
 "EXAMPLES:\n"
 "    klp-trace                      # every klp event until Ctrl-C\n"
@@ -74,6 +76,8 @@ static const struct argp_option opts[] = {
 	{ "json", 'j', NULL, 0, "Print one JSON object per line", 0 },
 	{ "count", 'c', "COUNT", 0, "Exit after COUNT events", 0 },
 	{ "duration", 't', "SECONDS", 0, "Exit after SECONDS seconds", 0 },
+	{ "interval", 'i', "SECONDS", 0,
+	  "Read the builtin's transitions and func_stacks every SECONDS (default 1)", 0 },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
 	{ 0 },
 };
@@ -83,7 +87,7 @@ static const struct argp_option opts[] = {
 static volatile sig_atomic_t exiting;
 static volatile unsigned long long signal_ns;
 
-static unsigned long long now_ns(void)
+unsigned long long now_ns(void)
 {
 	struct timespec ts;
 
@@ -108,6 +112,19 @@ static long parse_positive(const char *arg, const char *what,
 	val = strtol(arg, &end, 10);
 	if (errno || end == arg || *end || val <= 0) {
 		fprintf(stderr, "klp-trace: invalid %s: %s\n", what, arg);
+		argp_usage(state);
+	}
+	return val;
+}
+
+/* Seconds, kept small enough that nanoseconds of them do not overflow. */
+static long parse_seconds(const char *arg, const char *what,
+			  struct argp_state *state)
+{
+	long val = parse_positive(arg, what, state);
+
+	if (val > INT_MAX) {
+		fprintf(stderr, "klp-trace: %s too long: %s\n", what, arg);
 		argp_usage(state);
 	}
 	return val;
@@ -145,12 +162,10 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		t->env.count = parse_positive(arg, "count", state);
 		break;
 	case 't':
-		t->env.duration = parse_positive(arg, "duration", state);
-		/* keeps the deadline in nanoseconds from overflowing */
-		if (t->env.duration > INT_MAX) {
-			fprintf(stderr, "klp-trace: duration too long: %s\n", arg);
-			argp_usage(state);
-		}
+		t->env.duration = parse_seconds(arg, "duration", state);
+		break;
+	case 'i':
+		t->env.interval = parse_seconds(arg, "interval", state);
 		break;
 	case 'h':		/* as --help: to stdout, exit 0 */
 		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
@@ -234,9 +249,9 @@ static int emit_record(const char *text, size_t len, void *ctx)
 }
 
 /* A line begun: timestamp, CPU, task, event; NULL when out of memory. */
-static FILE *line_open(struct klp_trace *t, char **text, size_t *len,
-		       unsigned long long ts, int cpu, int pid,
-		       const char *event, const char *core)
+FILE *line_open(struct klp_trace *t, char **text, size_t *len,
+		unsigned long long ts, int cpu, int pid, const char *event,
+		const char *core)
 {
 	const char *comm = task_comm(t, pid);
 	FILE *out = open_memstream(text, len);
@@ -265,8 +280,8 @@ static FILE *line_open(struct klp_trace *t, char **text, size_t *len,
  * The line ended and handed to the order; non-zero: stop reading.  The
  * text and its length are the stream's: final once it is closed.
  */
-static int line_close(struct klp_trace *t, FILE *out, char **text,
-		      size_t *len, bool has_seq, unsigned long long seq)
+int line_close(struct klp_trace *t, FILE *out, char **text, size_t *len,
+	       bool has_seq, unsigned long long seq)
 {
 	fputs(t->env.json ? "}\n" : "\n", out);
 	if (fclose(out)) {
@@ -295,7 +310,7 @@ static int handle_builtin(struct klp_trace *t, struct tep_record *rec,
 		if (!lp_wanted(t, recs[i].event))
 			continue;
 		out = line_open(t, &text, &len, recs[i].ts, cpu, pid,
-				recs[i].event, CORE_LIVEPATCH);
+				recs[i].event, NULL);	/* the fields have it */
 		if (!out)
 			return 1;
 		lpt_print_fields(out, t->env.json, &recs[i]);
@@ -305,12 +320,29 @@ static int handle_builtin(struct klp_trace *t, struct tep_record *rec,
 	return 0;
 }
 
+/* A call of a builtin func: klp_redirect's fields, core=livepatch. */
+static int handle_call(struct klp_trace *t, struct tep_record *rec, int cpu,
+		       const struct lp_call *k)
+{
+	size_t len;
+	char *text;
+	FILE *out;
+
+	out = line_open(t, &text, &len, rec->ts, cpu, tep_data_pid(t->tep, rec),
+			KLP_REDIRECT, NULL);
+	if (!out)
+		return 1;
+	lpc_print_fields(out, &t->fmt, k);
+	return line_close(t, out, &text, &len, false, 0);
+}
+
 static int handle_record(struct tep_event *event, struct tep_record *rec,
 			 int cpu, void *ctx)
 {
 	struct klp_trace *t = ctx;
 	struct ev_info *ei = find_info(t, event);
 	unsigned long long seq = 0;
+	const struct lp_call *k;
 	struct lpt_rec recs[2];
 	bool has_seq;
 	size_t len;
@@ -334,8 +366,13 @@ static int handle_record(struct tep_event *event, struct tep_record *rec,
 	}
 	if (t->lp.on) {
 		n = lpt_read(&t->lp, event, rec, recs);
-		if (n >= 0)
+		if (n >= 0) {
+			t->calls.rewalk = true;	/* its funcs may have changed */
 			return handle_builtin(t, rec, cpu, recs, n);
+		}
+		k = lpc_find(&t->calls, event);
+		if (k)
+			return handle_call(t, rec, cpu, k);
 	}
 	if (!ei)
 		return 0;
@@ -356,6 +393,7 @@ static void cleanup(struct klp_trace *t)
 	int i;
 
 	/* disabled in the instance first: an enabled probe cannot go */
+	lpc_close(&t->calls, t->lp.group, t->ti.tfs);
 	lpt_disable(&t->lp, t->ti.tfs);
 	ti_destroy(&t->ti, t->evs, t->nr_evs);
 	lpt_destroy(&t->lp);
@@ -367,6 +405,7 @@ static void cleanup(struct klp_trace *t)
 	t->tep = NULL;
 	klp_ksyms_free(&t->ksyms);
 	seq_order_free(&t->order);
+	kt_tr_free(&t->trs);
 }
 
 /*
@@ -424,6 +463,24 @@ static int flush_output(struct klp_trace *t)
 	return -1;
 }
 
+/*
+ * The builtin's func_stacks walked again after its state changed and
+ * every interval; its transitions' blocked tasks every interval.
+ */
+static int poll_builtin(struct klp_trace *t)
+{
+	bool tick = now_ns() >= t->next_poll_ns;
+
+	if (!t->lp.on)
+		return 0;
+	if (t->calls.on && (t->calls.rewalk || tick) &&
+	    lpc_sync(&t->calls, t->lp.group, t->tep, t->ti.tfs))
+		return -1;
+	if (lpb_poll(t))
+		t->done = true;
+	return 0;
+}
+
 /* Read the buffers until -c, -t, a signal or the end of stdout. */
 static int trace_loop(struct klp_trace *t)
 {
@@ -442,6 +499,8 @@ static int trace_loop(struct klp_trace *t)
 		/* the end: nothing held can be completed any more */
 		if (last && !t->done)
 			seq_order_flush(&t->order);
+		if (!t->done && poll_builtin(t))
+			return -1;
 		if (flush_output(t))
 			return -1;
 		if (last)
@@ -468,6 +527,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "klp-trace: out of memory\n");
 		return 1;
 	}
+	t->env.interval = 1;
 	err = argp_parse(&argp, argc, argv, 0, NULL, t);
 	if (err)
 		goto out;
@@ -500,6 +560,11 @@ int main(int argc, char **argv)
 	if (select_events(t) || ti_create(&t->ti, t->evs, t->nr_evs) ||
 	    (t->lp.on && lpt_create(&t->lp, t->tep, t->ti.tfs)) ||
 	    setup_order(t))
+		goto out;
+	/* each call of a builtin func, where kcore and BTF let us walk */
+	if (t->lp.on && lp_wanted(t, KLP_REDIRECT) && !t->env.no_redirect &&
+	    !lpc_open(&t->calls) &&
+	    lpc_sync(&t->calls, t->lp.group, t->tep, t->ti.tfs))
 		goto out;
 	if (t->env.duration)
 		t->deadline_ns = now_ns() + t->env.duration * NSEC_PER_SEC;

@@ -13,6 +13,11 @@
  *                       its own functions, created, enabled and removed
  *   klp-trace_builtin_rec.c  what those probes' hits mean: the builtin's
  *                       records, in klp's names (no tracefs in it)
+ *   klp-trace_calls.c   each call of a builtin func: a kprobe event on
+ *                       its new function, found by a walk of the
+ *                       builtin's func_stacks through /proc/kcore
+ *   klp-trace_blocked.c the tasks that hold a builtin transition back,
+ *                       read from /proc every interval
  */
 #ifndef _KLP_TRACE_H
 #define _KLP_TRACE_H
@@ -25,6 +30,9 @@ struct tracefs_instance;
 #include "ksyms.h"
 #include "seqorder.h"
 #include "klp-trace_builtin.h"
+#include "kcore.h"
+#include "livepatch_walk.h"
+#include "transition.h"
 
 #define KLP_SYSTEM		"klp"
 #define KLP_REDIRECT		"klp_redirect"
@@ -81,6 +89,55 @@ void lpt_destroy(struct lp_trace *lp);
 int lpt_read(struct lp_trace *lp, struct tep_event *event,
 	     struct tep_record *rec, struct lpt_rec out[2]);
 
+/* --- each call of a builtin func (klp-trace_calls.c) --------------- */
+
+/* One builtin func, its kprobe event on its new function. */
+struct lp_call {
+	struct tracefs_dynevent *dev;
+	struct tep_event *event;
+	bool enabled;			/* in our instance */
+	bool seen;			/* on a stack in the last walk */
+	bool retired;			/* left the stacks: never matched again */
+	char name[16];			/* call_<n> in our group */
+	unsigned long long kfunc;	/* its struct klp_func */
+	unsigned long long old_func;
+	unsigned long long new_func;
+	char patch[KLP_NAME_LEN];	/* the func's patch */
+	char func[KLP_FUNC_LEN];	/* its function, as klp names it */
+	char winner[KLP_NAME_LEN];	/* its function's top, last walk */
+};
+
+struct lp_calls {
+	bool on;			/* the walk can run */
+	bool rewalk;			/* a state change since the last walk */
+	struct kcore kc;
+	struct lpw_offsets off;
+	unsigned long long head;	/* &klp_ops */
+	struct lpw_result res;		/* the last walk */
+	struct lp_call *calls;		/* LPC_MAX_CALLS of room */
+	size_t nr;
+	unsigned int next_id;
+	unsigned int walks;
+	unsigned long long said_sig;	/* what the last stderr line told */
+	size_t said_nr;
+	bool said, said_full, said_changing;
+};
+
+int lpc_open(struct lp_calls *c);
+int lpc_sync(struct lp_calls *c, const char *group, struct tep_handle *tep,
+	     struct tracefs_instance *inst);
+const struct lp_call *lpc_find(const struct lp_calls *c,
+			       const struct tep_event *event);
+void lpc_print_fields(FILE *out, const struct ev_format *fmt,
+		      const struct lp_call *k);
+void lpc_close(struct lp_calls *c, const char *group,
+	       struct tracefs_instance *inst);
+
+/* --- tasks holding a builtin transition back (klp-trace_blocked.c) -- */
+
+struct klp_trace;
+int lpb_poll(struct klp_trace *t);
+
 /* What the command line asked for. */
 struct env {
 	const char *events[MAX_EVENTS];
@@ -90,6 +147,7 @@ struct env {
 	bool json;
 	long count;
 	long duration;
+	long interval;			/* s between polls of the builtin's */
 };
 
 /* The whole of klp-trace's state, passed around. */
@@ -103,12 +161,22 @@ struct klp_trace {
 	int nr_evs;
 	bool klp_on;			/* the klp core's events are traced */
 	struct lp_trace lp;		/* the builtin livepatch's */
+	struct lp_calls calls;		/* and each call of its funcs */
+	struct kt_trset trs;		/* its transitions, polled */
+	unsigned long long next_poll_ns;
 	unsigned long long deadline_ns;	/* -t, CLOCK_MONOTONIC; 0: none */
 	long printed;
 	struct seq_order order;		/* transitions in the core's order */
 	bool done;
 	bool cmdlines_reloaded;
 };
+
+unsigned long long now_ns(void);	/* CLOCK_MONOTONIC */
+FILE *line_open(struct klp_trace *t, char **text, size_t *len,
+		unsigned long long ts, int cpu, int pid, const char *event,
+		const char *core);
+int line_close(struct klp_trace *t, FILE *out, char **text, size_t *len,
+	       bool has_seq, unsigned long long seq);
 
 int select_cores(struct klp_trace *t);
 int select_events(struct klp_trace *t);

@@ -29,6 +29,7 @@
 #include <bpf/btf.h>
 #include <tracefs.h>
 
+#include "btfoff.h"
 #include "klp-trace.h"
 #include "livepatch_sysfs.h"
 
@@ -41,51 +42,6 @@ static const char *const event_names[LPT_NR] = {
 	[LPT_ENABLE_RET] = "enable_patch_ret",
 };
 
-/* Byte offset of member @name in struct/union @id, anonymous ones searched. */
-static int member_offset(const struct btf *btf, __u32 id, const char *name,
-			 unsigned int *off)
-{
-	const struct btf_type *t = btf__type_by_id(btf, id);
-	const struct btf_member *m;
-	unsigned int sub, bits;
-	const char *mn;
-	int i;
-
-	if (!t || !(btf_is_struct(t) || btf_is_union(t)))
-		return -ENOENT;
-	m = btf_members(t);
-	for (i = 0; i < btf_vlen(t); i++, m++) {
-		mn = btf__name_by_offset(btf, m->name_off);
-		bits = btf_member_bit_offset(t, i);
-		if (mn && *mn && strcmp(mn, name))
-			continue;
-		if (mn && *mn) {
-			if (bits % 8)
-				return -EINVAL;
-			*off = bits / 8;
-			return 0;
-		}
-		if (!member_offset(btf, m->type, name, &sub)) {
-			*off = bits / 8 + sub;
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
-
-static int struct_member(const struct btf *btf, const char *sname,
-			 const char *member, unsigned int *off)
-{
-	__s32 id = btf__find_by_name_kind(btf, sname, BTF_KIND_STRUCT);
-
-	if (id < 0 || member_offset(btf, id, member, off)) {
-		fprintf(stderr, "klp-trace: builtin livepatch: struct %s has no member %s in the kernel's BTF\n",
-			sname, member);
-		return -1;
-	}
-	return 0;
-}
-
 /* The offsets from /sys/kernel/btf/vmlinux. */
 static int read_offsets(struct lpt_offsets *off)
 {
@@ -97,8 +53,8 @@ static int read_offsets(struct lpt_offsets *off)
 			strerror(errno));
 		return -1;
 	}
-	err = struct_member(btf, "klp_patch", "mod", &off->patch_mod) ||
-	      struct_member(btf, "module", "name", &off->module_name);
+	err = btf_struct_member(btf, "klp_patch", "mod", &off->patch_mod) ||
+	      btf_struct_member(btf, "module", "name", &off->module_name);
 	btf__free(btf);
 	return err ? -1 : 0;
 }

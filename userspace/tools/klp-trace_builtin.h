@@ -51,6 +51,8 @@ struct lpt_rec {
 	int target;		/* klp_transition: 1 enabling, 0 disabling */
 	int action;		/* klp_transition: enum klp_transition_action */
 	int ret;		/* klp_patch_*: the enable's result */
+	unsigned int pending;	/* action sweep: tasks not switched */
+	unsigned int total;	/* of tasks */
 	unsigned long long ts;	/* the hit's */
 };
 

@@ -210,7 +210,8 @@ int lpt_decode(struct lpt_decoder *d, const struct lpt_hit *hit,
 /**
  * lpt_print_fields() - a builtin record's fields, as klp's records print
  * theirs (klp-trace_format.c) but led by its core: " core=livepatch
- * patch=P target=1 action=start" or " core=livepatch patch=P ret=0"; in
+ * patch=P target=1 action=start" (a sweep with " pending=N total=M"
+ * after it) or " core=livepatch patch=P ret=0"; in
  * JSON ",\"core\":\"livepatch\",..." with the action's "action_sym"
  * @out:  where to
  * @json: JSON, else text
@@ -227,7 +228,10 @@ void lpt_print_fields(FILE *out, bool json, const struct lpt_rec *r)
 		if (tr)
 			fprintf(out, ",\"target\":%d,\"action\":%d,\"action_sym\":\"%s\"",
 				r->target, r->action, klp_tr_action_name(r->action));
-		else
+		if (tr && r->action == KLP_TR_SWEEP)
+			fprintf(out, ",\"pending\":%u,\"total\":%u", r->pending,
+				r->total);
+		if (!tr)
 			fprintf(out, ",\"ret\":%d", r->ret);
 		return;
 	}
@@ -236,6 +240,8 @@ void lpt_print_fields(FILE *out, bool json, const struct lpt_rec *r)
 	if (tr)
 		fprintf(out, " target=%d action=%s", r->target,
 			klp_tr_action_name(r->action));
-	else
+	if (tr && r->action == KLP_TR_SWEEP)
+		fprintf(out, " pending=%u total=%u", r->pending, r->total);
+	if (!tr)
 		fprintf(out, " ret=%d", r->ret);
 }

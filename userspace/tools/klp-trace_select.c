@@ -37,6 +37,8 @@ static int add_event(struct klp_trace *t, struct tep_event *event)
 static bool lp_name(const char *name)
 {
 	return !strcmp(name, "klp_transition") ||
+	       !strcmp(name, "klp_redirect") ||
+	       !strcmp(name, "klp_task_blocked") ||
 	       !strcmp(name, "klp_patch_enable") ||
 	       !strcmp(name, "klp_patch_disable");
 }

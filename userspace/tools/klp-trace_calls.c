@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * klp-trace_calls.c - each call of a builtin livepatch func, as a record
+ * in the names of klp's klp_redirect
+ *
+ * A kprobe event on each builtin func's new function (the replacement in
+ * the patch's module): every call that runs that func's code hits it, the
+ * redirected calls and, as doc/klptop.md's table says for klptop's
+ * counter, calls the patch makes to its own new function directly and, in
+ * a transition, calls an unswitched task makes to the func below the
+ * winner.  A nop func (a replace patch's) runs the original function: it
+ * gets no probe.  Which funcs there are, which new function each has and
+ * which one wins its function (the top of its func_stack) come from a walk
+ * of the builtin's own klp_ops list through /proc/kcore
+ * (livepatch_walk_lib.c), with no BPF: the record's patch is the func's,
+ * its winner the top of the func_stack at the last walk.
+ *
+ * The walk runs again after every record of the builtin's state changes
+ * (an enable, a transition's start or end) and every interval: a func new
+ * since then gets its event; one that left the stacks keeps it (its calls
+ * still are calls of its code; its module going away takes the kprobe with
+ * it) until klp-trace ends, and is retired: a func found later with the
+ * same addresses and patch (the module loaded again) gets an event of its
+ * own, as the old one's kprobe may have gone with the old module.  The events are in klp-trace's group, enabled
+ * in its instance only, and removed on exit as the others
+ * (klp-trace_builtin.c).  A call before the walk that found its func is
+ * not seen.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/btf.h>
+#include <tracefs.h>
+
+#include "btfoff.h"
+#include "json.h"
+#include "kcore.h"
+#include "klp-trace.h"
+
+#define LPC_MAX_CALLS	KLP_LP_MAX_RECS
+
+static int say(const char *what, int err)
+{
+	fprintf(stderr, "klp-trace: builtin livepatch: no per-call records: %s: %s\n",
+		what, strerror(err));
+	return -1;
+}
+
+/* The walk's offsets from /sys/kernel/btf/vmlinux. */
+static int read_walk_offsets(struct lpw_offsets *o)
+{
+	static const struct {
+		const char *sname, *member;
+		size_t off;
+	} m[] = {
+		{ "klp_ops", "node", offsetof(struct lpw_offsets, ops_node) },
+		{ "klp_ops", "func_stack", offsetof(struct lpw_offsets, ops_func_stack) },
+		{ "klp_func", "stack_node", offsetof(struct lpw_offsets, func_stack_node) },
+		{ "klp_func", "old_func", offsetof(struct lpw_offsets, func_old_func) },
+		{ "klp_func", "new_func", offsetof(struct lpw_offsets, func_new_func) },
+		{ "klp_func", "kobj", offsetof(struct lpw_offsets, func_kobj) },
+		{ "klp_func", "transition", offsetof(struct lpw_offsets, func_transition) },
+		{ "klp_func", "patched", offsetof(struct lpw_offsets, func_patched) },
+		{ "klp_func", "nop", offsetof(struct lpw_offsets, func_nop) },
+		{ "kobject", "name", offsetof(struct lpw_offsets, kobj_name) },
+		{ "kobject", "parent", offsetof(struct lpw_offsets, kobj_parent) },
+		{ NULL },
+	};
+	struct btf *btf = btf__load_vmlinux_btf();
+	size_t i;
+	int err = 0;
+
+	if (!btf)
+		return say("the kernel's BTF (/sys/kernel/btf/vmlinux)", errno);
+	for (i = 0; m[i].sname && !err; i++)
+		err = btf_struct_member(btf, m[i].sname, m[i].member,
+					(unsigned int *)((char *)o + m[i].off));
+	btf__free(btf);
+	return err ? -1 : 0;
+}
+
+/**
+ * lpc_open() - get ready to walk the builtin's func_stacks
+ * @c: zeroed
+ *
+ * Return: 0, or -1 after saying what is missing (/proc/kcore, the
+ * klp_ops symbol, BTF); klp-trace then goes on without per-call records.
+ */
+int lpc_open(struct lp_calls *c)
+{
+	int err;
+
+	c->head = klp_ksyms_data_addr("klp_ops");
+	if (!c->head)
+		return say("klp_ops not in /proc/kallsyms (CONFIG_KALLSYMS_ALL)",
+			   ENOENT);
+	err = kcore_open(&c->kc, NULL);
+	if (err)
+		return say("reading " KCORE_PATH, -err);
+	c->res.recs = calloc(KLP_LP_MAX_RECS, sizeof(*c->res.recs));
+	if (read_walk_offsets(&c->off) || !c->res.recs) {
+		if (!c->res.recs)
+			say("its records", ENOMEM);
+		kcore_close(&c->kc);
+		free(c->res.recs);
+		c->res.recs = NULL;
+		return -1;
+	}
+	c->on = true;
+	return 0;
+}
+
+static struct lp_call *find_call(struct lp_calls *c, const struct klp_lp_rec *r)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr; i++)
+		if (!c->calls[i].retired && c->calls[i].kfunc == r->func &&
+		    c->calls[i].new_func == r->new_func &&
+		    !strcmp(c->calls[i].patch, r->patch))
+			return &c->calls[i];
+	return NULL;
+}
+
+/* The kprobe event on r's new function, enabled in inst. */
+static int add_call(struct lp_calls *c, const struct klp_lp_rec *r,
+		    const char *group, struct tep_handle *tep,
+		    struct tracefs_instance *inst)
+{
+	struct lp_call *k;
+	char addr[32];
+
+	if (c->nr == LPC_MAX_CALLS) {
+		if (!c->said_full)
+			fprintf(stderr, "klp-trace: builtin livepatch: more than %d funcs: the calls of the rest are not traced\n",
+				LPC_MAX_CALLS);
+		c->said_full = true;
+		return 0;
+	}
+	if (!c->calls) {
+		c->calls = calloc(LPC_MAX_CALLS, sizeof(*c->calls));
+		if (!c->calls)
+			return say("its records", ENOMEM);
+	}
+	k = &c->calls[c->nr];
+	memset(k, 0, sizeof(*k));
+	k->kfunc = r->func;
+	k->old_func = r->old_func;
+	k->new_func = r->new_func;
+	snprintf(k->patch, sizeof(k->patch), "%s", r->patch);
+	lpw_func_name(k->func, sizeof(k->func), r->name);
+	snprintf(k->name, sizeof(k->name), "call_%u", c->next_id++);
+	snprintf(addr, sizeof(addr), "0x%llx", r->new_func);
+	k->dev = tracefs_kprobe_alloc(group, k->name, addr, NULL);
+	if (!k->dev || tracefs_dynevent_create(k->dev)) {
+		fprintf(stderr, "klp-trace: cannot create kprobe event %s/%s on %s's new function %s (%s): its calls are not traced\n",
+			group, k->name, k->func, addr, strerror(errno));
+		tracefs_dynevent_free(k->dev);
+		return 0;	/* the others still are */
+	}
+	c->nr++;
+	k->event = tracefs_dynevent_get_event(tep, k->dev);
+	if (!k->event || tracefs_event_enable(inst, group, k->name)) {
+		fprintf(stderr, "klp-trace: cannot enable %s/%s\n", group, k->name);
+		return -1;
+	}
+	k->enabled = true;
+	k->seen = true;
+	return 0;
+}
+
+/* The top of old_func's stack in the last walk, or NULL. */
+static const char *winner_of(const struct lp_calls *c,
+			     unsigned long long old_func)
+{
+	size_t i;
+
+	for (i = 0; i < c->res.nr; i++)
+		if (c->res.recs[i].old_func == old_func && !c->res.recs[i].pos)
+			return c->res.recs[i].patch;
+	return NULL;
+}
+
+/* A line on stderr when what is traced changed: the tests wait for it. */
+static void say_synced(struct lp_calls *c)
+{
+	unsigned long long sig = 14695981039346656037ULL;
+	const char *s;
+	size_t i;
+
+	for (i = 0; i < c->nr; i++)	/* FNV-1a of the funcs' winners */
+		for (s = c->calls[i].winner; ; s++) {
+			sig = (sig ^ (unsigned char)*s) * 1099511628211ULL;
+			if (!*s)
+				break;
+		}
+	if (c->said && sig == c->said_sig && c->nr == c->said_nr)
+		return;
+	c->said = true;
+	c->said_sig = sig;
+	c->said_nr = c->nr;
+	fprintf(stderr, "klp-trace: builtin livepatch: the calls of %zu func%s traced (walk %u)\n",
+		c->nr, c->nr == 1 ? "" : "s", c->walks);
+}
+
+/**
+ * lpc_sync() - walk the builtin's func_stacks again: an event for each new
+ * func, each func's winner as the walk found it
+ * @c:     opened
+ * @group: klp-trace's kprobe group
+ * @tep:   the new events' formats go in it
+ * @inst:  klp-trace's instance
+ *
+ * Return: 0 (also when the lists changed under every walk: the last
+ * picture stays), or -1 when an event could not be enabled.
+ */
+int lpc_sync(struct lp_calls *c, const char *group, struct tep_handle *tep,
+	     struct tracefs_instance *inst)
+{
+	const struct klp_lp_rec *r;
+	struct lp_call *k;
+	const char *w;
+	size_t i;
+
+	c->rewalk = false;
+	if (lpw_walk_tries(&c->kc, &c->off, c->head, &c->res)) {
+		if (!c->said_changing)
+			fprintf(stderr, "klp-trace: builtin livepatch: its func_stacks changed under %d walks (status %d): walking again later\n",
+				LPW_TRIES, c->res.status);
+		c->said_changing = true;
+		return 0;
+	}
+	c->walks++;
+	for (i = 0; i < c->nr; i++)
+		c->calls[i].seen = false;
+	for (i = 0; i < c->res.nr; i++) {
+		r = &c->res.recs[i];
+		if (r->nop || !r->new_func)
+			continue;
+		k = find_call(c, r);
+		if (k)
+			k->seen = true;
+		else if (add_call(c, r, group, tep, inst))
+			return -1;
+	}
+	for (i = 0; i < c->nr; i++) {
+		/* gone from the stacks: a func found again later is another */
+		if (!c->calls[i].seen && c->res.status == KLP_LP_WALK_DONE)
+			c->calls[i].retired = true;
+		w = winner_of(c, c->calls[i].old_func);
+		snprintf(c->calls[i].winner, sizeof(c->calls[i].winner), "%s",
+			 w ?: "");
+	}
+	say_synced(c);
+	return 0;
+}
+
+/**
+ * lpc_find() - the func whose event a record is of
+ * @c:     the calls traced
+ * @event: the record's event
+ *
+ * Return: the func, or NULL when @event is none of them.
+ */
+const struct lp_call *lpc_find(const struct lp_calls *c,
+			       const struct tep_event *event)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr; i++)
+		if (c->calls[i].event == event)
+			return &c->calls[i];
+	return NULL;
+}
+
+static void put_addr(FILE *out, const struct ev_format *fmt, const char *name,
+		     unsigned long long addr)
+{
+	const struct klp_ksym *k = klp_ksyms_resolve(fmt->ksyms, addr);
+
+	if (fmt->json) {
+		fprintf(out, ",\"%s\":\"0x%llx\"", name, addr);
+		if (k && k->addr == addr)
+			fprintf(out, ",\"%s_sym\":\"%s\"", name, k->name);
+	} else if (k && k->addr == addr) {
+		fprintf(out, " %s=%s", name, k->name);
+	} else {
+		fprintf(out, " %s=0x%llx", name, addr);
+	}
+}
+
+/**
+ * lpc_print_fields() - a call's record as klp_redirect's fields print,
+ * led by its core and without klp's func id: " core=livepatch
+ * old_addr=F new_func=N func=F patch=P winner=W" (JSON alike)
+ * @out: where to
+ * @fmt: how
+ * @k:   the func called
+ */
+void lpc_print_fields(FILE *out, const struct ev_format *fmt,
+		      const struct lp_call *k)
+{
+	json_put_field(out, fmt->json, "core", CORE_LIVEPATCH);
+	put_addr(out, fmt, "old_addr", k->old_func);
+	put_addr(out, fmt, "new_func", k->new_func);
+	json_put_field(out, fmt->json, "func", k->func);
+	json_put_field(out, fmt->json, "patch", k->patch);
+	json_put_field(out, fmt->json, "winner", k->winner);
+}
+
+/* The events disabled in the instance, then removed; kcore closed. */
+void lpc_close(struct lp_calls *c, const char *group,
+	       struct tracefs_instance *inst)
+{
+	struct lp_call *k;
+	size_t i;
+
+	for (i = 0; i < c->nr; i++) {
+		k = &c->calls[i];
+		if (k->enabled && tracefs_event_disable(inst, group, k->name))
+			fprintf(stderr, "klp-trace: cannot disable %s/%s\n",
+				group, k->name);
+		k->enabled = false;
+	}
+	for (i = 0; i < c->nr; i++) {
+		k = &c->calls[i];
+		if (tracefs_dynevent_destroy(k->dev, false) &&
+		    tracefs_dynevent_destroy(k->dev, true))
+			fprintf(stderr, "klp-trace: cannot remove kprobe event %s/%s: %s\n",
+				group, k->name, strerror(errno));
+		tracefs_dynevent_free(k->dev);
+	}
+	free(c->calls);
+	free(c->res.recs);
+	if (c->on)
+		kcore_close(&c->kc);
+	memset(c, 0, sizeof(*c));
+}

@@ -50,6 +50,7 @@ ex_run() {
 		err "klp-exporter died during the $cfg scrapes: $(head -c 300 "$T/ex.err")"
 	out exporter cpu_ms_per_scrape "$cfg" 1 \
 		"$(awk -v a="$a" -v b="$b" -v k="$XS" 'BEGIN { if (a < 0 || b < a) print -1; else printf "%.2f", (b - a) / k / 1e6 }')" ms
+	info "exporter_cpu_ns_$cfg" "$a $b"
 	out exporter bytes_per_scrape "$cfg" 1 "$(wc -c < "$T/ex.out")" B
 	out exporter vm_hwm_kb "$cfg" 1 "$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status")" kB
 	out exporter vm_rss_kb "$cfg" 1 "$(awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status")" kB

@@ -86,6 +86,8 @@ CALLER=/sys/kernel/debug/klp_bench/a
 TR=/sys/kernel/tracing
 T=/tmp/klp-bench
 mkdir -p "$T"
+# shellcheck source=bench/guest-cpu.sh disable=SC1091
+. "$top/bench/guest-cpu.sh"
 # shellcheck source=bench/guest-exporter.sh disable=SC1091
 . "$top/bench/guest-exporter.sh"
 # shellcheck source=bench/guest-transition.sh disable=SC1091
@@ -775,21 +777,7 @@ scale_section() {
 
 # --- klptop's own cost ----------------------------------------------------------
 
-# cpu_ns PID: the CPU time all threads of PID have had, in ns (schedstat's
-# first field; /proc/PID/stat's utime+stime come in 10 ms ticks, too coarse
-# for a tool that runs a few ms a second); -1 if there is none
-cpu_ns() {
-	cat /proc/"$1"/task/*/schedstat 2>/dev/null |
-		awk '{ s += $1; n++ } END { if (n) printf "%d\n", s; else print -1 }'
-}
-
-# cpu_pct CPU_NS0 CPU_NS1 WALL_NS FORMAT: the CPU time between the two
-# readings as a % of one CPU over WALL_NS; -1 (a sentinel, left out of the
-# figures) if a reading is missing
-cpu_pct() {
-	awk -v a="$1" -v b="$2" -v ns="$3" -v f="$4" 'BEGIN {
-		if (a < 0 || b < a || ns <= 0) print -1; else printf f "\n", 100 * (b - a) / ns }'
-}
+# cpu_ns and cpu_pct: bench/guest-cpu.sh
 
 # kt_run CONFIG ARGS...: klptop ARGS on CPU 1 for KT_SECS 1-s intervals;
 # KT_START_TRIES: tenths of a second it may take to start (default 300);
@@ -820,6 +808,8 @@ kt_run() {
 		a=$b ta=$tb
 	done
 	out klptop cpu_total_pct "$cfg" 1 "$(cpu_pct "$a0" "$b" $((tb - t0)) %.2f)" "%"
+	# the raw readings (ns) the figures come from: the report checks them
+	info "klptop_cpu_ns_$cfg" "$a0 $b"
 	hwm=$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status")
 	rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status")
 	out klptop vm_hwm_kb "$cfg" 1 "$hwm" kB

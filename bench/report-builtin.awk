@@ -65,7 +65,29 @@ function require_builtin(rb,    i, j, cf, core, load) {
 			require("klptop", "cpu_total_pct", core "_" load "_json", 1)
 			require("exporter", "cpu_ms_per_scrape", core "_" load, 1)
 			cpu_moved(core "_" load "_json")
+			ex_cpu_moved(core "_" load)
+			require_info("klptop_cpu_ns_" core "_" load "_json")
+			require_info("exporter_cpu_ns_" core "_" load)
 		}
+}
+
+# require_info KEY: the guest's I|KEY record
+function require_info(k) {
+	if (!(k in info))
+		problem(sprintf("missing record: I|%s (required in a %s run)", k, info["mode"]))
+}
+
+# An exporter that served its scrapes used CPU time for them: none is a
+# clock (or a reading) that did not count it, as for klptop below.
+function ex_cpu_moved(c) {
+	if (!has("exporter", "cpu_ms_per_scrape", c) || !has("exporter", "bytes_per_scrape", c))
+		return
+	kstats(key("exporter", "cpu_ms_per_scrape", c))
+	if (S_max > 0)
+		return
+	kstats(key("exporter", "bytes_per_scrape", c))
+	if (S_max > 0)
+		problem(sprintf("not measured: exporter/cpu_ms_per_scrape/%s is 0 while each scrape served %s bytes (its CPU time did not advance)", c, S_max))
 }
 
 # A klptop that wrote its lines used CPU time: none over all its

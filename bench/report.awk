@@ -281,6 +281,28 @@ function check_required(    mode, i, j, n, nc, nn, ns, nr, sr, sp, cf, ops, kind
 	require("exporter", "cpu_ms_per_scrape", "idle", 1)
 }
 
+# The raw CPU-time readings (ns, at the start and the end) that a tool's
+# CPU figures come from, I|klptop_cpu_ns_<config> and
+# I|exporter_cpu_ns_<config> "START END" (a full run's tools boot keeps
+# its own): whole numbers, the end not before the start, and neither
+# 2147483647, 2^31 - 1: what mawk's printf "%d" makes of anything larger,
+# a clamp that froze every reading of a tool past 2.15 s of CPU, so that
+# its CPU time "stood still" (bench/guest.sh, cpu_ns).
+function check_cpu_readings(    i, k, r, n) {
+	for (i = 1; i <= ninfo; i++) {
+		k = ikeys[i]
+		if (k !~ /^(klptop|exporter)_cpu_ns_/)
+			continue
+		n = split(info[k], r, " ")
+		if (n != 2 || r[1] !~ /^[0-9]+$/ || r[2] !~ /^[0-9]+$/)
+			problem(sprintf("not measured: %s is '%s', not two CPU times in ns", k, info[k]))
+		else if (r[1] == 2147483647 || r[2] == 2147483647)
+			problem(sprintf("not measured: %s is '%s': 2147483647 is 2^31 - 1, a clamped printf %%d (mawk), not a CPU time", k, info[k]))
+		else if (r[2] + 0 < r[1] + 0)
+			problem(sprintf("not measured: %s is '%s': the CPU time went back", k, info[k]))
+	}
+}
+
 function jstr(s) {
 	gsub(/\\/, "\\\\", s)
 	gsub(/"/, "\\\"", s)
@@ -553,6 +575,7 @@ END {
 		printf "%s rounds redirect, %s switch, %s transition", info["redirect_rounds"], info["switch_rounds"], ("transition_rounds" in info ? info["transition_rounds"] : 0)
 	printf "; loops of %s kernel calls and %s preads.\n", info["kernel_loop_calls"], info["user_preads"]
 	check_required()
+	check_cpu_readings()
 	targets_missed()
 	if (nerr) {
 		print ""

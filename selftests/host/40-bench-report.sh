@@ -7,7 +7,11 @@
 # N = 1000 figure short of its rounds, an E| record, no done record, or
 # whose pictures cannot be drawn fails with a message naming the problem
 # and leaves the JSON and the pictures there were byte for byte as they
-# were.  A second run in a tree where one is running is refused.
+# were.  A second run in a tree where one is running is refused.  The
+# tools' CPU readings: a raw reading clamped at 2^31 - 1 (mawk's printf
+# "%d", which froze them), going back or no number is refused, and the
+# guest's own reading (bench/guest-cpu.sh, on a made-up /proc) is exact
+# past 2^31 ns.
 #
 # The outputs: full.out holds the records of the published run of 57c4038
 # (bench/results.json then: every sample in its round, the info records;
@@ -267,6 +271,40 @@ check "the real builtin run with the floor: R_builtin0 / R_klp in its table" \
 awk -F'|' '$1 == "B" && $2 == "klptop" && ($3 == "cpu_pct" || $3 == "cpu_total_pct") && $4 == "builtin_idle_json" { $6 = 0 } 1' OFS='|' \
 	"$data/builtin-good.out" > "$tmp/bi-cpu0.out"
 bad "a klptop whose CPU time did not advance" "$tmp/bi-cpu0.out" "not measured: klptop/cpu_total_pct/builtin_idle_json is 0 while klptop wrote"
+# The same for the exporter: 0 ms a scrape while it served its scrapes
+# (the real run of 2026-12-05 at fb5190a read that in its builtin rows).
+sed 's/^\(B|exporter|cpu_ms_per_scrape|builtin_busy|1|\)[^|]*|/\10.000|/' "$data/builtin-good.out" > "$tmp/bi-ex0.out"
+bad "an exporter whose CPU time did not advance" "$tmp/bi-ex0.out" "not measured: exporter/cpu_ms_per_scrape/builtin_busy is 0 while each scrape served 321120 bytes"
+# What froze them: mawk's printf "%d" clamps at 2^31 - 1, so a tool past
+# 2.15 s of CPU read 2147483647 every time.  A reading clamped only at
+# the end (a row that started below it) has figures above 0, too low.
+sed 's/^I|klptop_cpu_ns_ours_idle_json|.*/I|klptop_cpu_ns_ours_idle_json|2100000000 2147483647/' \
+	"$data/builtin-good.out" > "$tmp/bi-clamp.out"
+bad "a CPU reading clamped at 2^31 - 1" "$tmp/bi-clamp.out" "not measured: klptop_cpu_ns_ours_idle_json is '2100000000 2147483647': 2147483647 is 2^31 - 1"
+sed 's/^I|exporter_cpu_ns_builtin_idle|.*/I|exporter_cpu_ns_builtin_idle|3880000000 3870000000/' \
+	"$data/builtin-good.out" > "$tmp/bi-back.out"
+bad "a CPU reading that went back" "$tmp/bi-back.out" "not measured: exporter_cpu_ns_builtin_idle is '3880000000 3870000000': the CPU time went back"
+sed 's/^I|exporter_cpu_ns_ours_busy|.*/I|exporter_cpu_ns_ours_busy|-1 1941500000/' \
+	"$data/builtin-good.out" > "$tmp/bi-noread.out"
+bad "a CPU reading that is not a number" "$tmp/bi-noread.out" "not measured: exporter_cpu_ns_ours_busy is '-1 1941500000', not two CPU times in ns"
+grep -v '^I|klptop_cpu_ns_builtin_busy_json|' "$data/builtin-good.out" > "$tmp/bi-noraw.out"
+bad "a builtin run without a row's raw CPU readings" "$tmp/bi-noraw.out" "missing record: I|klptop_cpu_ns_builtin_busy_json"
+
+# The guest's reading itself (bench/guest-cpu.sh, on a made-up /proc):
+# a tool of two threads past 2^31 ns in all is read exactly, not clamped
+# at 2147483647 as mawk's printf "%d" did; a field that is no number, or
+# no such process, reads -1; the % of a CPU between two such readings.
+mkdir -p "$tmp/proc/77/task/77" "$tmp/proc/77/task/78" "$tmp/proc/88/task/88"
+echo "3000000000 120 40" > "$tmp/proc/77/task/77/schedstat"
+echo "17 3 2" > "$tmp/proc/77/task/78/schedstat"
+echo "x 0 0" > "$tmp/proc/88/task/88/schedstat"
+# shellcheck source=bench/guest-cpu.sh disable=SC1091
+. "$KLP_TOP/bench/guest-cpu.sh"
+assert_eq "cpu_ns: 3 s of CPU in two threads, exactly" 3000000017 "$(BENCH_PROC=$tmp/proc cpu_ns 77)"
+assert_eq "cpu_ns: a field that is no number reads -1" -1 "$(BENCH_PROC=$tmp/proc cpu_ns 88)"
+assert_eq "cpu_ns: no such process reads -1" -1 "$(BENCH_PROC=$tmp/proc cpu_ns 99)"
+assert_eq "cpu_pct: 50 ms of CPU past 2^31 ns, over 5 s" 1.00 "$(cpu_pct 3000000017 3050000017 5000000000 %.2f)"
+assert_eq "cpu_pct: a missing reading is -1" -1 "$(cpu_pct -1 3050000017 5000000000 %.2f)"
 
 # The builtin mode: the counted builtin configuration missing, a round
 # of klp's counted loop not measured, the exporter's builtin rows gone,

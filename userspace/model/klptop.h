@@ -112,6 +112,7 @@ struct kt_fn {
 	unsigned long long hits_total;
 	double rate;
 	char *json_head;	/* klptop --json: the row's unchanging start */
+	struct kt_fn *hnext;	/* next in its bucket of kt_model's fn_hash */
 };
 
 struct kt_model {
@@ -119,6 +120,9 @@ struct kt_model {
 	size_t nr_patches;
 	struct kt_fn **fns;
 	size_t nr_fns;
+	/* fns by object and name, for kt_fn_find(): a power of 2 buckets */
+	struct kt_fn **fn_hash;
+	size_t fn_hash_size;
 	struct kt_func *by_id[KLP_MAX_HIT_KEYS];
 	const char *state_path;		/* NULL: KLP_STATE_PATH */
 	unsigned long long snap_seq;	/* events up to it are in the model */

@@ -74,23 +74,69 @@ struct kt_patch *kt_patch_find(struct kt_model *m, const char *name,
 	return p;
 }
 
+/*
+ * The bucket of a function, from what kt_fn_find() compares: the first
+ * KLP_NAME_LEN - 1 characters of its object, KLP_FUNC_LEN - 1 of its name
+ * (FNV-1a).  A model of 1000 builtin functions looks each up several
+ * times an interval: a scan of all of them each time cost klptop more
+ * than the rest of its interval (doc/performance.md).
+ */
+static size_t fn_bucket(const struct kt_model *m, const char *object,
+			const char *name)
+{
+	unsigned long long h = 14695981039346656037ULL;
+	size_t i;
+
+	for (i = 0; i < KLP_NAME_LEN - 1 && object[i]; i++)
+		h = (h ^ (unsigned char)object[i]) * 1099511628211ULL;
+	h = (h ^ 0x100) * 1099511628211ULL;	/* no character: the border */
+	for (i = 0; i < KLP_FUNC_LEN - 1 && name[i]; i++)
+		h = (h ^ (unsigned char)name[i]) * 1099511628211ULL;
+	return h & (m->fn_hash_size - 1);
+}
+
+/* Room for one more function: at most one a bucket on average. */
+static void fn_hash_grow(struct kt_model *m)
+{
+	size_t i, b;
+
+	if (m->nr_fns < m->fn_hash_size)
+		return;
+	free(m->fn_hash);
+	m->fn_hash_size = m->fn_hash_size ? m->fn_hash_size * 2 : 64;
+	m->fn_hash = kt_realloc(NULL, m->fn_hash_size, sizeof(*m->fn_hash));
+	memset(m->fn_hash, 0, m->fn_hash_size * sizeof(*m->fn_hash));
+	for (i = 0; i < m->nr_fns; i++) {
+		b = fn_bucket(m, m->fns[i]->object, m->fns[i]->name);
+		m->fns[i]->hnext = m->fn_hash[b];
+		m->fn_hash[b] = m->fns[i];
+	}
+}
+
 struct kt_fn *kt_fn_find(struct kt_model *m, const char *object,
 			 const char *name, bool create)
 {
 	struct kt_fn *fn;
-	size_t i;
+	size_t b;
 
-	for (i = 0; i < m->nr_fns; i++)
-		if (!strncmp(m->fns[i]->object, object, KLP_NAME_LEN - 1) &&
-		    !strncmp(m->fns[i]->name, name, KLP_FUNC_LEN - 1))
-			return m->fns[i];
+	if (m->fn_hash_size) {
+		b = fn_bucket(m, object, name);
+		for (fn = m->fn_hash[b]; fn; fn = fn->hnext)
+			if (!strncmp(fn->object, object, KLP_NAME_LEN - 1) &&
+			    !strncmp(fn->name, name, KLP_FUNC_LEN - 1))
+				return fn;
+	}
 	if (!create)
 		return NULL;
+	fn_hash_grow(m);
 	fn = kt_zalloc(sizeof(*fn));
 	kt_copy_name(fn->object, sizeof(fn->object), object);
 	kt_copy_name(fn->name, sizeof(fn->name), name);
 	m->fns = kt_realloc(m->fns, m->nr_fns + 1, sizeof(*m->fns));
 	m->fns[m->nr_fns++] = fn;
+	b = fn_bucket(m, fn->object, fn->name);
+	fn->hnext = m->fn_hash[b];
+	m->fn_hash[b] = fn;
 	return fn;
 }
 
@@ -127,8 +173,16 @@ void kt_stack_push(struct kt_fn *fn, struct kt_func *f)
 
 static void free_fn(struct kt_model *m, struct kt_fn *fn)
 {
+	struct kt_fn **pp;
 	size_t i;
 
+	/* the stored names hash as the ones it was found by */
+	pp = m->fn_hash_size ?
+		&m->fn_hash[fn_bucket(m, fn->object, fn->name)] : NULL;
+	while (pp && *pp && *pp != fn)
+		pp = &(*pp)->hnext;
+	if (pp && *pp)
+		*pp = fn->hnext;
 	for (i = 0; i < m->nr_fns; i++) {
 		if (m->fns[i] != fn)
 			continue;
@@ -440,7 +494,10 @@ void kt_model_free(struct kt_model *m)
 	}
 	free(m->patches);
 	free(m->fns);
+	free(m->fn_hash);
 	kt_tr_free(&m->trs);
 	m->patches = NULL;
 	m->fns = NULL;
+	m->fn_hash = NULL;
+	m->fn_hash_size = 0;
 }

@@ -274,15 +274,26 @@ static int walk(struct lp_source *s)
 	return -EAGAIN;	/* the lists changed under every walk */
 }
 
+static bool probe_is(const struct lp_probe *pr, const struct klp_lp_rec *r)
+{
+	return pr->kfunc == r->func && pr->new_func == r->new_func &&
+	       !strcmp(pr->patch, r->patch);
+}
+
+/*
+ * The probe of r, or NULL: nearly always the @hint-th, as the walk meets
+ * the stacks in the order their probes were added (a scan for each of
+ * 1000 records was half a million comparisons an interval).
+ */
 static struct lp_probe *probe_find(struct lp_source *s,
-				   const struct klp_lp_rec *r)
+				   const struct klp_lp_rec *r, size_t hint)
 {
 	size_t i;
 
+	if (hint < s->nr_probes && probe_is(s->probes[hint], r))
+		return s->probes[hint];
 	for (i = 0; i < s->nr_probes; i++)
-		if (s->probes[i]->kfunc == r->func &&
-		    s->probes[i]->new_func == r->new_func &&
-		    !strcmp(s->probes[i]->patch, r->patch))
+		if (probe_is(s->probes[i], r))
 			return s->probes[i];
 	return NULL;
 }
@@ -433,6 +444,7 @@ static void apply_walk(struct lp_source *s, struct kt_model *m)
 	const struct klp_lp_rec *recs = s->skel->bss->recs;
 	unsigned int n = s->skel->bss->nr_recs, i;
 	char name[KLP_FUNC_LEN];
+	size_t counted = 0;	/* records with a new function so far */
 
 	if (n > KLP_LP_MAX_RECS)
 		n = KLP_LP_MAX_RECS;
@@ -463,7 +475,7 @@ static void apply_walk(struct lp_source *s, struct kt_model *m)
 		fn->old_addr = r->old_func;
 		if (r->nop || !r->new_func)
 			continue;	/* runs the original: nothing to count */
-		pr = probe_find(s, r);
+		pr = probe_find(s, r, counted++);
 		if (!pr)
 			pr = probe_add(s, r, name);
 		if (pr)

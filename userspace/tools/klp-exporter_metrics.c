@@ -207,32 +207,46 @@ size_t ex_winners_save(const struct kt_model *m, struct ex_winner **w)
  * when it has a winner).  A winner is its func's id and its patch's
  * name: the builtin's funcs have no id.
  */
+static int ptr_cmp(const void *a, const void *b)
+{
+	const void *x = *(const void *const *)a, *y = *(const void *const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 void ex_count_winner_changes(struct ex_totals *t, const struct kt_model *m,
 			     struct ex_winner *before, size_t nr)
 {
-	size_t i, j;
+	/* the functions there before, as found now: sorted, to look up */
+	const struct kt_fn **had = kt_realloc(NULL, nr, sizeof(*had));
+	size_t i, n = 0;
 
 	for (i = 0; i < nr; i++) {
 		const struct kt_fn *fn = kt_fn_find((struct kt_model *)m,
 						    before[i].object,
 						    before[i].name, false);
 
+		if (fn)
+			had[n++] = fn;
 		if (top_id(fn) != before[i].id ||
 		    strcmp(top_patch(fn), before[i].patch))
 			winner_changed(t, before[i].object, before[i].name,
 				       before[i].core);
 	}
+	/*
+	 * A function none of them is came since: by a search, where a scan
+	 * of all of them for each was a million string comparisons a
+	 * scrape with 1000 functions (the builtin's are read every scrape).
+	 */
+	qsort(had, n, sizeof(*had), ptr_cmp);
 	for (i = 0; i < m->nr_fns; i++) {
 		const struct kt_fn *fn = m->fns[i];
 
-		for (j = 0; j < nr; j++)
-			if (!strcmp(before[j].object, fn->object) &&
-			    !strcmp(before[j].name, fn->name))
-				break;
-		if (j == nr && fn->depth)
+		if (fn->depth && !bsearch(&fn, had, n, sizeof(*had), ptr_cmp))
 			winner_changed(t, fn->object, fn->name,
 				       kt_fn_core(fn));
 	}
+	free(had);
 	free(before);
 }
 

@@ -110,13 +110,13 @@ $(BPF_OUT)/%.skel.h: $(BPF_OUT)/%.bpf.o
 # only what includes it.
 klptop_ROOMS := klptop_model klptop_events klptop_counters klptop_attach \
 	klptop_screen klptop_tty klptop_keys klptop_json transition_model \
-	transition_builtin transition_show source_livepatch
+	transition_builtin transition_show source_livepatch source_livepatch_sysfs
 klptop_LIBS := snapshot json strbuf readat livepatch_sysfs ksyms livepatch_walk kcore
 klptop_PKGS := libbpf
 klp-exporter_ROOMS := klptop_model klptop_events klptop_counters klptop_attach \
 	transition_model transition_builtin \
 	klp-exporter_metrics klp-exporter_http klp-exporter_textfile \
-	klp-exporter_options klp-exporter_self source_livepatch
+	klp-exporter_options klp-exporter_self source_livepatch source_livepatch_sysfs
 klp-exporter_LIBS := snapshot strbuf readat ksyms livepatch_walk kcore
 klp-exporter_PKGS := libbpf libmicrohttpd
 klp-trace_ROOMS := klp-trace_format klp-trace_instance klp-trace_select \

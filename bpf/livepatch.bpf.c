@@ -53,6 +53,14 @@ __u32 nr_ops;			/* klp_ops of the last walk */
  */
 __u64 lp_unknown_zero;
 __u64 lp_lost_events;		/* ring buffer full */
+/*
+ * Bumped after every change of the builtin's patches and stacks is done:
+ * the end of a klp_enable_patch(), of a transition (its stacks pushed or
+ * popped, its nops discarded), of a module's coming or going (its object
+ * patched or unpatched).  Userspace reads it before a walk and walks
+ * again only when it moved or a transition runs (source_livepatch.c).
+ */
+__u64 lp_gen;
 
 /* The builtin's transition state (kernel/livepatch/transition.c). */
 const volatile __u64 klp_transition_patch_addr;	/* struct klp_patch ** */
@@ -281,11 +289,38 @@ int BPF_PROG(lp_force_transition)
 	return 0;
 }
 
+static __always_inline void bump(void)
+{
+	__sync_fetch_and_add(&lp_gen, 1);
+}
+
 SEC("fexit/klp_enable_patch")
 int BPF_PROG(lp_enable_patch, struct klp_patch *patch, int ret)
 {
 	if (ret)	/* refused before any transition began */
 		emit(patch, KLP_EV_PATCH_ENABLE, 1, ret);
+	bump();
+	return 0;
+}
+
+SEC("fexit/klp_complete_transition")
+int BPF_PROG(lp_complete_done)
+{
+	bump();
+	return 0;
+}
+
+SEC("fexit/klp_module_coming")
+int BPF_PROG(lp_module_coming, struct module *mod, int ret)
+{
+	bump();
+	return 0;
+}
+
+SEC("fexit/klp_module_going")
+int BPF_PROG(lp_module_going, struct module *mod)
+{
+	bump();
 	return 0;
 }
 

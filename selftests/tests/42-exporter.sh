@@ -3,7 +3,7 @@
 # klp-host-prometheus: 9873
 # klp-timeout: 600
 # klp-accel: tcg,thread=single
-# klp-min-results: 88
+# klp-min-results: 94
 # Single-threaded TCG, as 43-livepatch-source: the builtin livepatch's
 # enables and disables rewrite call sites while the other CPU runs
 # (doc/testing.md).
@@ -104,6 +104,16 @@ core=livepatch,$TC,patch=klp_test_builtin 1"
 prom_wait "... not in transition" 'klp_transition_in_progress' "core=livepatch,patch=klp_test_builtin 0"
 builtin_calls 1000 7000 klp_test_builtin "core=livepatch,$TC,patch=klp_test_builtin 1000"
 prom_wait "a winner found at start is no change" 'klp_func_winner_changes_total' ""
+# lp_reads: the exporter's full reads of the builtin's state so far (a
+# scrape of its own, beside Prometheus')
+lp_reads() {
+	curl -s --max-time 20 http://127.0.0.1:9873/metrics |
+		awk '$1 == "klp_exporter_livepatch_reads_total" { print $2 }'
+}
+r1=$(lp_reads)
+for i in 1 2 3 4 5; do lp_reads > /dev/null; done
+assert_eq "scrapes with nothing changed read the builtin's counters, not its whole state" \
+	"$r1" "$(lp_reads)"
 
 # two builtin patches stacked: the last enabled wins
 check "builtin klp_test_builtin2 stacks on klp_target_c" \
@@ -182,6 +192,26 @@ prom_wait "klp_sleeper_wait's two winner changes (its enable, its disable)" \
 prom_wait "the builtin's counts exact, nothing lost, no error" \
 	'sum(klp_func_redirects_total) + sum(klp_exporter_lost_events_total + klp_exporter_errors_total + klp_exporter_unattributed_redirects_total)' \
 	" 3500"
+
+# the module the builtin patches goes and comes back: its sysfs tree does
+# not change, only the BPF side's count of changes (klp_module_going and
+# klp_module_coming) says the stacks did
+r1=$(lp_reads)
+check "klp_test_target unloads under klp_test_builtin (the builtin unpatches it)" \
+	rmmod klp_test_target
+prom_wait "... klp_target_c on no stack: no winner, depth 0" \
+	'klp_func_winner or klp_func_stack_depth' "core=livepatch,$TC 0"
+klp_insmod klp_test_target || bail "target loads again"
+prom_wait "... it came back: patched at its load, klp_test_builtin wins again" \
+	'klp_func_winner or klp_func_stack_depth' \
+"core=livepatch,$TC 1
+core=livepatch,$TC,patch=klp_test_builtin 1"
+assert_eq "100 calls of klp_target_c get klp_test_builtin's value" 7000 "$(target_call c 100)"
+prom_wait "... counted on it, as before the module went" \
+	'klp_func_redirects_total{function="klp_target_c"}' \
+"core=livepatch,$TC,patch=klp_test_builtin 1600
+core=livepatch,$TC,patch=klp_test_builtin2 2000"
+check "... the builtin's state read again for each" eval "[ \"\$(lp_reads)\" -ge \$((r1 + 2)) ]"
 
 # --- the core reloaded under the exporter -------------------------------
 klp_insmod klp || bail "core loads"
@@ -281,11 +311,11 @@ prom_wait "... and once p2 is disabled, this host" "$fleet" \
 	"core=klp,cve=CVE-2099-0001,patch=klp_test_p1,srcversion=$src1 1"
 prom_wait "all of klp's redirects: exactly the 6500 calls" 'sum(klp_func_redirects_total{core="klp"})' " 6500"
 assert_eq "300 calls of klp_target_c, beside klp's patches" 7000 "$(target_call c 300)"
-prom_wait "... exactly counted on klp_test_builtin (1500 + 300), klp's and klp_test_builtin2's as they were" \
+prom_wait "... exactly counted on klp_test_builtin (1600 + 300), klp's and klp_test_builtin2's as they were" \
 	'sum by (core, patch) (klp_func_redirects_total)' \
 "core=klp,patch=klp_test_p1 4000
 core=klp,patch=klp_test_p2 2500
-core=livepatch,patch=klp_test_builtin 1800
+core=livepatch,patch=klp_test_builtin 1900
 core=livepatch,patch=klp_test_builtin2 2000"
 prom_wait "README's fleet query by srcversion still finds this host, the klp core beside" \
 	"$fleet_lp" "core=livepatch,patch=klp_test_builtin,srcversion=$b1src 1"

@@ -3,6 +3,12 @@
  * source_livepatch.c - the kernel's builtin livepatch feeding the model
  *
  * Each update, in this order:
+ *  0. Whether anything may have changed since the last full read: the
+ *     BPF side's lp_gen (bumped by fexit programs after each enable, each
+ *     transition's end and each module's coming or going) and a glance at
+ *     each patch's enabled and transition files (source_livepatch_sysfs.c).
+ *     When neither moved and no transition runs, 1 and 2 are skipped: the
+ *     stacks are as the last walk saw them, and only 3 reads the counters.
  *  1. /sys/kernel/livepatch: every patch (enabled), its objects (the
  *     object's "patched", 6.0+) and funcs.  A builtin patch is in sysfs
  *     from its klp_enable_patch() until it is freed after its disable.
@@ -16,7 +22,6 @@
  * The model gets this source's patches as core KT_CORE_LIVEPATCH; klp's
  * own are left alone (kt_model_unsee(), kt_model_sweep()).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -38,113 +43,6 @@
 #define LP_WALK_TRIES	3
 /* files a tool holds besides the probes' (maps, programs, peers) */
 #define LP_NOFILE_SLACK	256
-
-/* 1 or 0 from a file of the builtin's sysfs; -1 when unreadable. */
-static int read_bool_at(int dirfd, const char *name)
-{
-	char buf[16];
-
-	if (readat_line(dirfd, name, buf, sizeof(buf)))
-		return -1;
-	return !strcmp(buf, "1") ? 1 : !strcmp(buf, "0") ? 0 : -1;
-}
-
-/* Every func of one object of patch p into the model. */
-static void read_object(struct kt_model *m, struct kt_patch *p, int objfd,
-			const char *object)
-{
-	char name[KLP_FUNC_LEN];
-	int patched = read_bool_at(objfd, "patched");
-	struct dirent *de;
-	DIR *d;
-
-	d = fdopendir(objfd);
-	if (!d) {
-		close(objfd);
-		return;
-	}
-	while ((de = readdir(d))) {
-		struct kt_func *f;
-
-		if (de->d_type != DT_DIR || de->d_name[0] == '.' ||
-		    !strchr(de->d_name, ','))
-			continue;
-		lpw_func_name(name, sizeof(name), de->d_name);
-		f = kt_func_bind(m, p, kt_fn_find(m, object, name, true), 0);
-		f->seen = true;
-		f->obj_patched = patched;
-	}
-	closedir(d);
-}
-
-/* srcversion of the patch's module, once. */
-static void read_srcversion(struct kt_patch *p)
-{
-	char path[KLP_NAME_LEN + 32];
-	int fd;
-
-	if (p->srcversion[0])
-		return;
-	snprintf(path, sizeof(path), "/sys/module/%s", p->name);
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	if (readat_line(fd, "srcversion", p->srcversion,
-			 sizeof(p->srcversion)))
-		p->srcversion[0] = '\0';
-	close(fd);
-}
-
-static void read_patch(struct kt_model *m, int rootfd, const char *name)
-{
-	struct kt_patch *p;
-	struct dirent *de;
-	int fd, enabled;
-	DIR *d;
-
-	fd = openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	enabled = read_bool_at(fd, "enabled");
-	if (enabled < 0) {	/* freed meanwhile */
-		close(fd);
-		return;
-	}
-	p = kt_patch_find(m, name, true);
-	p->core = KT_CORE_LIVEPATCH;
-	p->enabled = enabled;
-	p->seen = true;
-	read_srcversion(p);
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return;
-	}
-	while ((de = readdir(d))) {
-		int objfd;
-
-		if (de->d_type != DT_DIR || de->d_name[0] == '.')
-			continue;
-		objfd = openat(dirfd(d), de->d_name,
-			       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (objfd >= 0)
-			read_object(m, p, objfd, de->d_name);
-	}
-	closedir(d);
-}
-
-static void read_sysfs(struct kt_model *m)
-{
-	struct dirent *de;
-	DIR *d = opendir(LP_SYSFS_ROOT);
-
-	if (!d)
-		return;
-	while ((de = readdir(d)))
-		if (de->d_name[0] != '.')
-			read_patch(m, dirfd(d), de->d_name);
-	closedir(d);
-}
 
 static int attach_events(struct lp_source *s);
 
@@ -225,6 +123,31 @@ static int on_lp_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/*
+ * The programs that bump lp_gen.  Without them every update reads all
+ * again (as correct, and costlier): said once.
+ */
+static void attach_gen(struct lp_source *s)
+{
+	struct bpf_program *progs[LP_NR_GEN_PROGS] = {
+		s->skel->progs.lp_complete_done,
+		s->skel->progs.lp_module_coming,
+		s->skel->progs.lp_module_going,
+	};
+	size_t i;
+
+	for (i = 0; i < LP_NR_GEN_PROGS; i++) {
+		s->gen_links[i] = bpf_program__attach(progs[i]);
+		if (!s->gen_links[i]) {
+			fprintf(stderr, "%s: builtin livepatch: cannot attach %s (%s): its state is read again at every update\n",
+				program_invocation_short_name,
+				bpf_program__name(progs[i]), strerror(errno));
+			return;
+		}
+	}
+	s->gen_ok = true;
+}
+
 /* The programs on the builtin's own functions, and their ring buffer. */
 static int attach_events(struct lp_source *s)
 {
@@ -242,6 +165,7 @@ static int attach_events(struct lp_source *s)
 		if (!s->ev_links[i])
 			return say("attach to its own functions", -errno);
 	}
+	attach_gen(s);
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.lp_events),
 				 on_lp_event, s, NULL);
 	if (!s->rb)
@@ -512,6 +436,33 @@ static void count(struct lp_source *s, struct kt_model *m)
 }
 
 /**
+ * lp_source_check() - whether the next update reads the builtin's state
+ * again: something moved since the last full read, or a transition runs
+ * @s: opened and present
+ *
+ * Reads lp_gen, then glances at sysfs; lp_source_update() acts on what
+ * this found (it calls it when the caller did not).  A caller that does
+ * work of its own around a change (the exporter's winner comparison)
+ * asks first.
+ *
+ * Return: true when the next update reads all again.
+ */
+bool lp_source_check(struct lp_source *s)
+{
+	bool busy;
+
+	/* lp_gen first: a change while the update reads moves it again */
+	s->gen_now = __atomic_load_n(&s->skel->bss->lp_gen, __ATOMIC_ACQUIRE);
+	busy = lp_sysfs_glance(&s->sysfs_now);
+	s->need_read = !s->gen_ok || !s->read_once || busy ||
+		       s->gen_now != s->last_gen ||
+		       s->sysfs_now.len != s->sysfs_last.len ||
+		       memcmp(s->sysfs_now.s, s->sysfs_last.s, s->sysfs_now.len);
+	s->checked = true;
+	return s->need_read;
+}
+
+/**
  * lp_source_update() - the builtin livepatch's patches, stacks and calls
  * into the model
  * @s: opened
@@ -526,6 +477,7 @@ static void count(struct lp_source *s, struct kt_model *m)
 int lp_source_update(struct lp_source *s, struct kt_model *m,
 		     struct kt_log *log)
 {
+	struct strbuf swap;
 	size_t i;
 	int err;
 
@@ -535,6 +487,13 @@ int lp_source_update(struct lp_source *s, struct kt_model *m,
 	err = ring_buffer__consume(s->rb);
 	if (err < 0)
 		return say("read its ring buffer", err);
+	if (!s->checked)
+		lp_source_check(s);
+	s->checked = false;
+	if (!s->need_read) {
+		count(s, m);
+		return 0;
+	}
 	err = walk(s);
 	if (err == -EAGAIN && ++s->walk_failures < 3) {
 		count(s, m);	/* the stacks as the last walk saw them */
@@ -546,12 +505,18 @@ int lp_source_update(struct lp_source *s, struct kt_model *m,
 		return err;
 	s->walk_failures = 0;
 	kt_model_unsee(m, KT_CORE_LIVEPATCH);
-	read_sysfs(m);
+	lp_sysfs_read(m);
 	for (i = 0; i < s->nr_probes; i++)
 		s->probes[i]->seen = false;
 	apply_walk(s, m);
 	kt_model_sweep(m, KT_CORE_LIVEPATCH);
 	count(s, m);
+	swap = s->sysfs_last;
+	s->sysfs_last = s->sysfs_now;
+	s->sysfs_now = swap;
+	s->last_gen = s->gen_now;
+	s->read_once = true;
+	s->reads++;
 	return 0;
 }
 
@@ -579,6 +544,10 @@ void lp_source_close(struct lp_source *s)
 	ring_buffer__free(s->rb);
 	for (i = 0; i < LP_NR_EVENT_PROGS; i++)
 		bpf_link__destroy(s->ev_links[i]);
+	for (i = 0; i < LP_NR_GEN_PROGS; i++)
+		bpf_link__destroy(s->gen_links[i]);
+	sb_free(&s->sysfs_now);
+	sb_free(&s->sysfs_last);
 	if (s->hits)
 		munmap((void *)s->hits, s->hits_len);
 	livepatch_bpf__destroy(s->skel);

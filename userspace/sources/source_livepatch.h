@@ -19,6 +19,7 @@
 #include <klp/livepatch_source.h>
 #include "klptop.h"
 #include "livepatch_sysfs.h"
+#include "strbuf.h"
 
 
 struct livepatch_bpf;
@@ -26,6 +27,7 @@ struct bpf_link;
 struct ring_buffer;
 
 #define LP_NR_EVENT_PROGS	5	/* on the builtin's own functions */
+#define LP_NR_GEN_PROGS		3	/* bump lp_gen after a change */
 
 /* One builtin func seen on a func_stack, and the probe that counts it. */
 struct lp_probe {
@@ -50,6 +52,20 @@ struct lp_source {
 	size_t nr_probes;
 	bool slot_used[KLP_LP_MAX_KEYS];
 	struct bpf_link *ev_links[LP_NR_EVENT_PROGS];
+	struct bpf_link *gen_links[LP_NR_GEN_PROGS];
+	bool gen_ok;			/* lp_gen moves after every change */
+	/*
+	 * The last full read: lp_gen before it, and each patch's name,
+	 * enabled and transition files as the cheap pass read them then.
+	 * The next update reads again only when one of them moved or a
+	 * transition runs; otherwise it only counts.
+	 */
+	bool read_once;
+	unsigned long long last_gen;
+	unsigned long long gen_now;	/* lp_source_check()'s */
+	bool checked, need_read;	/* lp_source_check() ran; its answer */
+	struct strbuf sysfs_now, sysfs_last;
+	unsigned long long reads;	/* full reads so far */
 	struct ring_buffer *rb;		/* its events */
 	struct kt_log *log;		/* where they go (the update's) */
 	unsigned int walk_failures;	/* walks in a row that did not end */
@@ -58,6 +74,10 @@ struct lp_source {
 };
 
 int lp_source_open(struct lp_source *s);
+/* source_livepatch_sysfs.c */
+void lp_sysfs_read(struct kt_model *m);
+bool lp_sysfs_glance(struct strbuf *b);
+bool lp_source_check(struct lp_source *s);
 int lp_source_update(struct lp_source *s, struct kt_model *m,
 		     struct kt_log *log);
 unsigned long long lp_source_lost_hits(const struct lp_source *s);

@@ -313,8 +313,15 @@ static int update_builtin(struct klp_exporter *x)
 	}
 	if (!x->lp.present)
 		return 0;
+	if (!lp_source_check(&x->lp)) {	/* no winner can have changed */
+		err = lp_source_update(&x->lp, &x->model, &x->log);
+		if (err)
+			x->totals.errors++;
+		return err;
+	}
 	nr = ex_winners_save(&x->model, &before);
 	err = lp_source_update(&x->lp, &x->model, &x->log);
+	x->totals.lp_reads = x->lp.reads;
 	if (err) {
 		free(before);
 		x->totals.errors++;

@@ -79,6 +79,7 @@ struct ex_totals {
 	unsigned long long lost_hits;
 	unsigned long long errors;	  /* updates that could not read */
 	unsigned long long attaches;	  /* times the core was found */
+	unsigned long long lp_reads;	  /* the builtin's state read whole */
 };
 
 /* What one update made of the core, for the render. */

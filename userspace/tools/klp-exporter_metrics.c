@@ -579,6 +579,9 @@ void ex_render(struct strbuf *b, enum ex_format fmt, const struct ex_view *v)
 	scalar(b, fmt, "klp_exporter_core_attaches_total", "counter",
 	       "Times the exporter found the klp core and read its state (at start, after each reload)",
 	       t->attaches);
+	scalar(b, fmt, "klp_exporter_livepatch_reads_total", "counter",
+	       "Times the exporter read the builtin livepatch's patches and func_stacks whole (after a change, during a transition)",
+	       t->lp_reads);
 	if (fmt == EX_OPENMETRICS)
 		sb_printf(b, "# EOF\n");
 }

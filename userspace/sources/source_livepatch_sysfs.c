@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * source_livepatch_sysfs.c - the builtin livepatch's sysfs tree, for
+ * source_livepatch.c: read whole into the model, or glanced at
+ *
+ * /sys/kernel/livepatch/<patch>/{enabled,transition}, and under it each
+ * object (<object>/patched, 6.0+) and func (<object>/<func,sympos>).  The
+ * whole read costs a directory per object and per func (1000 funcs: 1000
+ * directories); the glance reads two files a patch, and is what an update
+ * reads when nothing else says the builtin changed.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "livepatch_walk.h"
+#include "readat.h"
+#include "source_livepatch.h"
+
+/* 1 or 0 from a file of the builtin's sysfs; -1 when unreadable. */
+static int read_bool_at(int dirfd, const char *name)
+{
+	char buf[16];
+
+	if (readat_line(dirfd, name, buf, sizeof(buf)))
+		return -1;
+	return !strcmp(buf, "1") ? 1 : !strcmp(buf, "0") ? 0 : -1;
+}
+
+/* Every func of one object of patch p into the model. */
+static void read_object(struct kt_model *m, struct kt_patch *p, int objfd,
+			const char *object)
+{
+	char name[KLP_FUNC_LEN];
+	int patched = read_bool_at(objfd, "patched");
+	struct dirent *de;
+	DIR *d;
+
+	d = fdopendir(objfd);
+	if (!d) {
+		close(objfd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		struct kt_func *f;
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.' ||
+		    !strchr(de->d_name, ','))
+			continue;
+		lpw_func_name(name, sizeof(name), de->d_name);
+		f = kt_func_bind(m, p, kt_fn_find(m, object, name, true), 0);
+		f->seen = true;
+		f->obj_patched = patched;
+	}
+	closedir(d);
+}
+
+/* srcversion of the patch's module, once. */
+static void read_srcversion(struct kt_patch *p)
+{
+	char path[KLP_NAME_LEN + 32];
+	int fd;
+
+	if (p->srcversion[0])
+		return;
+	snprintf(path, sizeof(path), "/sys/module/%s", p->name);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (readat_line(fd, "srcversion", p->srcversion,
+			 sizeof(p->srcversion)))
+		p->srcversion[0] = '\0';
+	close(fd);
+}
+
+static void read_patch(struct kt_model *m, int rootfd, const char *name)
+{
+	struct kt_patch *p;
+	struct dirent *de;
+	int fd, enabled;
+	DIR *d;
+
+	fd = openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	enabled = read_bool_at(fd, "enabled");
+	if (enabled < 0) {	/* freed meanwhile */
+		close(fd);
+		return;
+	}
+	p = kt_patch_find(m, name, true);
+	p->core = KT_CORE_LIVEPATCH;
+	p->enabled = enabled;
+	p->seen = true;
+	read_srcversion(p);
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		int objfd;
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		objfd = openat(dirfd(d), de->d_name,
+			       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (objfd >= 0)
+			read_object(m, p, objfd, de->d_name);
+	}
+	closedir(d);
+}
+
+/**
+ * lp_sysfs_read() - every builtin patch, object and func into the model
+ * @m: the model: each marked seen, with its core KT_CORE_LIVEPATCH
+ */
+void lp_sysfs_read(struct kt_model *m)
+{
+	struct dirent *de;
+	DIR *d = opendir(LP_SYSFS_ROOT);
+
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			read_patch(m, dirfd(d), de->d_name);
+	closedir(d);
+}
+
+/**
+ * lp_sysfs_glance() - each patch's name, enabled and transition files
+ * @b: emptied, then one line a patch: "<name> <enabled> <transition>",
+ *     in the order sysfs lists them (the same while nothing changes)
+ *
+ * Return: true when a patch is in transition (its stacks and tasks change
+ * with no other sign), false otherwise.
+ */
+bool lp_sysfs_glance(struct strbuf *b)
+{
+	char enabled[16], transition[16];
+	bool busy = false;
+	struct dirent *de;
+	DIR *d;
+	int fd;
+
+	b->len = 0;
+	sb_lit(b, "");
+	d = opendir(LP_SYSFS_ROOT);
+	if (!d)
+		return false;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		fd = openat(dirfd(d), de->d_name,
+			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;	/* freed meanwhile: its name is gone */
+		if (readat_line(fd, "enabled", enabled, sizeof(enabled)))
+			enabled[0] = '\0';
+		if (readat_line(fd, "transition", transition, sizeof(transition)))
+			transition[0] = '\0';
+		close(fd);
+		busy |= !strcmp(transition, "1");
+		sb_printf(b, "%s %s %s\n", de->d_name, enabled, transition);
+	}
+	closedir(d);
+	return busy;
+}

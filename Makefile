@@ -122,7 +122,7 @@ klp-exporter_PKGS := libbpf libmicrohttpd
 klp-trace_ROOMS := klp-trace_format klp-trace_instance klp-trace_select \
 	klp-trace_builtin klp-trace_builtin_rec klp-trace_calls klp-trace_blocked \
 	transition_builtin transition_model klptop_model
-klp-trace_LIBS := seqorder json strbuf ksyms livepatch_sysfs kcore \
+klp-trace_LIBS := seqorder json strbuf ksyms livepatch_sysfs kcore hindex \
 	livepatch_walk btfoff readat snapshot
 klp-trace_PKGS := libtracefs libtraceevent libbpf
 

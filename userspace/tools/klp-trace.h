@@ -30,6 +30,7 @@ struct tracefs_instance;
 #include "ksyms.h"
 #include "seqorder.h"
 #include "klp-trace_builtin.h"
+#include "hindex.h"
 #include "kcore.h"
 #include "livepatch_walk.h"
 #include "transition.h"
@@ -116,6 +117,10 @@ struct lp_calls {
 	struct lpw_result res;		/* the last walk */
 	struct lp_call *calls;		/* LPC_MAX_CALLS of room */
 	size_t nr;
+	/* calls by (kfunc, new_func, patch), by event; the walk's tops */
+	struct hindex by_key;
+	struct hindex by_event;
+	struct hindex tops;		/* res.recs at pos 0, by old_func */
 	unsigned int next_id;
 	unsigned int walks;
 	unsigned long long said_sig;	/* what the last stderr line told */

@@ -25,8 +25,15 @@
  * in its instance only, and removed on exit as the others
  * (klp-trace_builtin.c).  A call before the walk that found its func is
  * not seen.
+ *
+ * Every record klp-trace reads asks lpc_find() whether it is a call: the
+ * funcs are indexed by their event (hindex.h), by (struct klp_func, new
+ * function, patch) for the walk's records, and the walk's tops by
+ * old_func, so a lookup costs the same with 1000 builtin funcs as with
+ * one, and a walk's sync is linear in them.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,16 +120,55 @@ int lpc_open(struct lp_calls *c)
 	return 0;
 }
 
+/* A func's key in by_key: its struct klp_func, new function and patch. */
+static unsigned long long call_key(unsigned long long kfunc,
+				   unsigned long long new_func,
+				   const char *patch)
+{
+	unsigned long long h = HINDEX_FNV1A_INIT;
+
+	h = hindex_fnv1a(h, &kfunc, sizeof(kfunc));
+	h = hindex_fnv1a(h, &new_func, sizeof(new_func));
+	return hindex_fnv1a(h, patch, strlen(patch));
+}
+
+/* A func's key in by_event: the event its records are of. */
+static unsigned long long event_key(const struct tep_event *event)
+{
+	return (unsigned long long)(uintptr_t)event;
+}
+
 static struct lp_call *find_call(struct lp_calls *c, const struct klp_lp_rec *r)
 {
+	struct hindex_iter it;
+	struct lp_call *k;
 	size_t i;
 
-	for (i = 0; i < c->nr; i++)
-		if (!c->calls[i].retired && c->calls[i].kfunc == r->func &&
-		    c->calls[i].new_func == r->new_func &&
-		    !strcmp(c->calls[i].patch, r->patch))
-			return &c->calls[i];
+	hindex_find(&c->by_key, call_key(r->func, r->new_func, r->patch), &it);
+	while (hindex_next(&it, &i)) {
+		k = &c->calls[i];
+		if (!k->retired && k->kfunc == r->func &&
+		    k->new_func == r->new_func && !strcmp(k->patch, r->patch))
+			return k;
+	}
 	return NULL;
+}
+
+/* by_key again, of the calls not retired: a retired one is never found. */
+static int index_keys(struct lp_calls *c)
+{
+	struct lp_call *k;
+	size_t i;
+
+	hindex_clear(&c->by_key);
+	for (i = 0; i < c->nr; i++) {
+		k = &c->calls[i];
+		if (!k->retired &&
+		    hindex_add(&c->by_key,
+			       call_key(k->kfunc, k->new_func, k->patch), i))
+			return say("its records", ENOMEM);
+	}
+	return 0;
 }
 
 /* The kprobe event on r's new function, enabled in inst. */
@@ -162,7 +208,13 @@ static int add_call(struct lp_calls *c, const struct klp_lp_rec *r,
 		return 0;	/* the others still are */
 	}
 	c->nr++;
+	if (hindex_add(&c->by_key, call_key(k->kfunc, k->new_func, k->patch),
+		       c->nr - 1))
+		return say("its records", ENOMEM);
 	k->event = tracefs_dynevent_get_event(tep, k->dev);
+	if (k->event &&
+	    hindex_add(&c->by_event, event_key(k->event), c->nr - 1))
+		return say("its records", ENOMEM);
 	if (!k->event || tracefs_event_enable(inst, group, k->name)) {
 		fprintf(stderr, "klp-trace: cannot enable %s/%s\n", group, k->name);
 		return -1;
@@ -172,16 +224,38 @@ static int add_call(struct lp_calls *c, const struct klp_lp_rec *r,
 	return 0;
 }
 
-/* The top of old_func's stack in the last walk, or NULL. */
+/* The top of old_func's stack in the last walk (index_tops()), or NULL. */
 static const char *winner_of(const struct lp_calls *c,
 			     unsigned long long old_func)
 {
+	struct hindex_iter it;
 	size_t i;
 
-	for (i = 0; i < c->res.nr; i++)
-		if (c->res.recs[i].old_func == old_func && !c->res.recs[i].pos)
+	hindex_find(&c->tops, old_func, &it);
+	while (hindex_next(&it, &i))
+		if (c->res.recs[i].old_func == old_func)
 			return c->res.recs[i].patch;
 	return NULL;
+}
+
+/*
+ * tops, of the last walk: each stack's top (pos 0; the walk gives each
+ * stack from its top), the first one the walk found for an old_func.
+ */
+static int index_tops(struct lp_calls *c)
+{
+	const struct klp_lp_rec *r;
+	size_t i;
+
+	hindex_clear(&c->tops);
+	for (i = 0; i < c->res.nr; i++) {
+		r = &c->res.recs[i];
+		if (r->pos || winner_of(c, r->old_func))
+			continue;
+		if (hindex_add(&c->tops, r->old_func, i))
+			return say("its records", ENOMEM);
+	}
+	return 0;
 }
 
 /*
@@ -191,16 +265,12 @@ static const char *winner_of(const struct lp_calls *c,
  */
 static void say_synced(struct lp_calls *c)
 {
-	unsigned long long sig = 14695981039346656037ULL;
-	const char *s;
+	unsigned long long sig = HINDEX_FNV1A_INIT;
 	size_t i;
 
-	for (i = 0; i < c->nr; i++)	/* FNV-1a of the funcs' winners */
-		for (s = c->calls[i].winner; ; s++) {
-			sig = (sig ^ (unsigned char)*s) * 1099511628211ULL;
-			if (!*s)
-				break;
-		}
+	for (i = 0; i < c->nr; i++)	/* the funcs' winners, each with its NUL */
+		sig = hindex_fnv1a(sig, c->calls[i].winner,
+				   strlen(c->calls[i].winner) + 1);
 	if (!c->said && !c->nr)
 		return;
 	if (c->said && sig == c->said_sig && c->nr == c->said_nr)
@@ -227,6 +297,7 @@ int lpc_sync(struct lp_calls *c, const char *group, struct tep_handle *tep,
 	     struct tracefs_instance *inst)
 {
 	const struct klp_lp_rec *r;
+	bool retired = false;
 	struct lp_call *k;
 	const char *w;
 	size_t i;
@@ -240,6 +311,8 @@ int lpc_sync(struct lp_calls *c, const char *group, struct tep_handle *tep,
 		return 0;
 	}
 	c->walks++;
+	if (index_tops(c))
+		return -1;
 	for (i = 0; i < c->nr; i++)
 		c->calls[i].seen = false;
 	for (i = 0; i < c->res.nr; i++) {
@@ -254,12 +327,17 @@ int lpc_sync(struct lp_calls *c, const char *group, struct tep_handle *tep,
 	}
 	for (i = 0; i < c->nr; i++) {
 		/* gone from the stacks: a func found again later is another */
-		if (!c->calls[i].seen && c->res.status == KLP_LP_WALK_DONE)
+		if (!c->calls[i].seen && c->res.status == KLP_LP_WALK_DONE &&
+		    !c->calls[i].retired) {
 			c->calls[i].retired = true;
+			retired = true;
+		}
 		w = winner_of(c, c->calls[i].old_func);
 		snprintf(c->calls[i].winner, sizeof(c->calls[i].winner), "%s",
 			 w ?: "");
 	}
+	if (retired && index_keys(c))
+		return -1;
 	say_synced(c);
 	return 0;
 }
@@ -274,9 +352,11 @@ int lpc_sync(struct lp_calls *c, const char *group, struct tep_handle *tep,
 const struct lp_call *lpc_find(const struct lp_calls *c,
 			       const struct tep_event *event)
 {
+	struct hindex_iter it;
 	size_t i;
 
-	for (i = 0; i < c->nr; i++)
+	hindex_find(&c->by_event, event_key(event), &it);
+	while (hindex_next(&it, &i))
 		if (c->calls[i].event == event)
 			return &c->calls[i];
 	return NULL;
@@ -340,6 +420,9 @@ void lpc_close(struct lp_calls *c, const char *group,
 		tracefs_dynevent_free(k->dev);
 	}
 	free(c->calls);
+	hindex_free(&c->by_key);
+	hindex_free(&c->by_event);
+	hindex_free(&c->tops);
 	free(c->res.recs);
 	if (c->on)
 		kcore_close(&c->kc);

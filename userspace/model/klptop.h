@@ -129,6 +129,8 @@ struct kt_model {
 	bool need_resync;		/* only the state file can tell now */
 	bool quiet;			/* a failed resync says nothing */
 	struct kt_trset trs;		/* transitions in progress (transition.h) */
+	/* funcs freed so far: a pointer to a func kept since may be stale */
+	unsigned long long funcs_freed;
 };
 
 void *kt_realloc(void *p, size_t n, size_t size);

@@ -203,6 +203,7 @@ static void free_func(struct kt_model *m, struct kt_func *f)
 	struct kt_fn *fn = f->fn;
 	unsigned int i;
 
+	m->funcs_freed++;
 	kt_stack_remove(fn, f);
 	for (i = 0; i < fn->nr_funcs; i++) {
 		if (fn->funcs[i] != f)

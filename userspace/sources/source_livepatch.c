@@ -407,15 +407,28 @@ static void apply_walk(struct lp_source *s, struct kt_model *m)
 	}
 }
 
-/* Each probe's growth to its func; probes of funcs gone are dropped. */
-static void count(struct lp_source *s, struct kt_model *m)
+/*
+ * Each probe's growth to its func.  After a full read (@bind), or when
+ * the model freed a func since the last lookup, each probe's func is
+ * looked up again and the probes of funcs gone are dropped; otherwise
+ * each probe's func is the one found last (1000 lookups an interval cost
+ * more than the rest of an update that reads only the counters).
+ */
+static void count(struct lp_source *s, struct kt_model *m, bool bind)
 {
 	size_t i;
 
+	if (m->funcs_freed != s->funcs_freed_seen)
+		bind = true;
+	s->funcs_freed_seen = m->funcs_freed;
 	for (i = 0; i < s->nr_probes; ) {
 		struct lp_probe *pr = s->probes[i];
-		struct kt_func *f = probe_func(m, pr);
+		struct kt_func *f;
 		unsigned long long now, delta;
+
+		if (bind)
+			pr->func = probe_func(m, pr);
+		f = pr->func;
 
 		if (!f) {
 			bpf_link__destroy(pr->link);
@@ -491,12 +504,12 @@ int lp_source_update(struct lp_source *s, struct kt_model *m,
 		lp_source_check(s);
 	s->checked = false;
 	if (!s->need_read) {
-		count(s, m);
+		count(s, m, false);
 		return 0;
 	}
 	err = walk(s);
 	if (err == -EAGAIN && ++s->walk_failures < 3) {
-		count(s, m);	/* the stacks as the last walk saw them */
+		count(s, m, false);	/* the stacks as the last walk saw them */
 		return 0;
 	}
 	if (err == -EAGAIN)
@@ -510,7 +523,7 @@ int lp_source_update(struct lp_source *s, struct kt_model *m,
 		s->probes[i]->seen = false;
 	apply_walk(s, m);
 	kt_model_sweep(m, KT_CORE_LIVEPATCH);
-	count(s, m);
+	count(s, m, true);
 	swap = s->sysfs_last;
 	s->sysfs_last = s->sysfs_now;
 	s->sysfs_now = swap;

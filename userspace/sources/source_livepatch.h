@@ -40,6 +40,8 @@ struct lp_probe {
 	struct bpf_link *link;		/* NULL: could not attach (said) */
 	unsigned long long last;	/* the counter at the last read */
 	bool seen;			/* on a stack in the last walk */
+	struct kt_func *func;		/* its func in the model, as the last
+					 * full read left it; NULL: gone */
 };
 
 struct lp_source {
@@ -66,6 +68,7 @@ struct lp_source {
 	bool checked, need_read;	/* lp_source_check() ran; its answer */
 	struct strbuf sysfs_now, sysfs_last;
 	unsigned long long reads;	/* full reads so far */
+	unsigned long long funcs_freed_seen;	/* the model's, at the last lookup */
 	struct ring_buffer *rb;		/* its events */
 	struct kt_log *log;		/* where they go (the update's) */
 	unsigned int walk_failures;	/* walks in a row that did not end */

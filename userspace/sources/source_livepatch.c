@@ -402,24 +402,25 @@ static void apply_walk(struct lp_source *s, struct kt_model *m)
 		pr = probe_find(s, r, counted++);
 		if (!pr)
 			pr = probe_add(s, r, name);
-		if (pr)
+		if (pr) {
 			pr->seen = true;
+			pr->func = f;
+		}
 	}
 }
 
 /*
- * Each probe's growth to its func.  After a full read (@bind), or when
- * the model freed a func since the last lookup, each probe's func is
- * looked up again and the probes of funcs gone are dropped; otherwise
- * each probe's func is the one found last (1000 lookups an interval cost
- * more than the rest of an update that reads only the counters).
+ * Each probe's growth to its func.  A probe keeps its func (the walk that
+ * saw it on a stack set it) until the model frees a func: then each
+ * probe's func is looked up again and the probes of funcs gone are
+ * dropped (1000 lookups an interval cost more than the rest of an update
+ * that reads only the counters).
  */
-static void count(struct lp_source *s, struct kt_model *m, bool bind)
+static void count(struct lp_source *s, struct kt_model *m)
 {
+	bool bind = m->funcs_freed != s->funcs_freed_seen;
 	size_t i;
 
-	if (m->funcs_freed != s->funcs_freed_seen)
-		bind = true;
 	s->funcs_freed_seen = m->funcs_freed;
 	for (i = 0; i < s->nr_probes; ) {
 		struct lp_probe *pr = s->probes[i];
@@ -467,7 +468,7 @@ bool lp_source_check(struct lp_source *s)
 	/* lp_gen first: a change while the update reads moves it again */
 	s->gen_now = __atomic_load_n(&s->skel->bss->lp_gen, __ATOMIC_ACQUIRE);
 	busy = lp_sysfs_glance(&s->sysfs_now);
-	s->need_read = !s->gen_ok || !s->read_once || busy ||
+	s->need_read = !s->gen_ok || !s->reads || busy ||
 		       s->gen_now != s->last_gen ||
 		       s->sysfs_now.len != s->sysfs_last.len ||
 		       memcmp(s->sysfs_now.s, s->sysfs_last.s, s->sysfs_now.len);
@@ -504,12 +505,12 @@ int lp_source_update(struct lp_source *s, struct kt_model *m,
 		lp_source_check(s);
 	s->checked = false;
 	if (!s->need_read) {
-		count(s, m, false);
+		count(s, m);
 		return 0;
 	}
 	err = walk(s);
 	if (err == -EAGAIN && ++s->walk_failures < 3) {
-		count(s, m, false);	/* the stacks as the last walk saw them */
+		count(s, m);	/* the stacks as the last walk saw them */
 		return 0;
 	}
 	if (err == -EAGAIN)
@@ -523,12 +524,11 @@ int lp_source_update(struct lp_source *s, struct kt_model *m,
 		s->probes[i]->seen = false;
 	apply_walk(s, m);
 	kt_model_sweep(m, KT_CORE_LIVEPATCH);
-	count(s, m, true);
+	count(s, m);
 	swap = s->sysfs_last;
 	s->sysfs_last = s->sysfs_now;
 	s->sysfs_now = swap;
 	s->last_gen = s->gen_now;
-	s->read_once = true;
 	s->reads++;
 	return 0;
 }

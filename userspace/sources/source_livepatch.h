@@ -41,7 +41,7 @@ struct lp_probe {
 	unsigned long long last;	/* the counter at the last read */
 	bool seen;			/* on a stack in the last walk */
 	struct kt_func *func;		/* its func in the model, as the last
-					 * full read left it; NULL: gone */
+					 * walk or lookup found it; NULL: gone */
 };
 
 struct lp_source {
@@ -59,15 +59,14 @@ struct lp_source {
 	/*
 	 * The last full read: lp_gen before it, and each patch's name,
 	 * enabled and transition files as the cheap pass read them then.
-	 * The next update reads again only when one of them moved or a
-	 * transition runs; otherwise it only counts.
+	 * The next update reads again only when one of them moved, a
+	 * transition runs or nothing was read yet; otherwise it only counts.
 	 */
-	bool read_once;
 	unsigned long long last_gen;
 	unsigned long long gen_now;	/* lp_source_check()'s */
 	bool checked, need_read;	/* lp_source_check() ran; its answer */
 	struct strbuf sysfs_now, sysfs_last;
-	unsigned long long reads;	/* full reads so far */
+	unsigned long long reads;	/* full reads so far (0: none yet) */
 	unsigned long long funcs_freed_seen;	/* the model's, at the last lookup */
 	struct ring_buffer *rb;		/* its events */
 	struct kt_log *log;		/* where they go (the update's) */

@@ -117,7 +117,10 @@ struct lp_calls {
 	struct lpw_result res;		/* the last walk */
 	struct lp_call *calls;		/* LPC_MAX_CALLS of room */
 	size_t nr;
-	/* calls by (kfunc, new_func, patch), by event; the walk's tops */
+	/*
+	 * calls by (kfunc, new_func, patch), the retired ones too (find_call()
+	 * passes them), and by event; the walk's tops
+	 */
 	struct hindex by_key;
 	struct hindex by_event;
 	struct hindex tops;		/* res.recs at pos 0, by old_func */

@@ -154,23 +154,6 @@ static struct lp_call *find_call(struct lp_calls *c, const struct klp_lp_rec *r)
 	return NULL;
 }
 
-/* by_key again, of the calls not retired: a retired one is never found. */
-static int index_keys(struct lp_calls *c)
-{
-	struct lp_call *k;
-	size_t i;
-
-	hindex_clear(&c->by_key);
-	for (i = 0; i < c->nr; i++) {
-		k = &c->calls[i];
-		if (!k->retired &&
-		    hindex_add(&c->by_key,
-			       call_key(k->kfunc, k->new_func, k->patch), i))
-			return say("its records", ENOMEM);
-	}
-	return 0;
-}
-
 /* The kprobe event on r's new function, enabled in inst. */
 static int add_call(struct lp_calls *c, const struct klp_lp_rec *r,
 		    const char *group, struct tep_handle *tep,
@@ -297,7 +280,6 @@ int lpc_sync(struct lp_calls *c, const char *group, struct tep_handle *tep,
 	     struct tracefs_instance *inst)
 {
 	const struct klp_lp_rec *r;
-	bool retired = false;
 	struct lp_call *k;
 	const char *w;
 	size_t i;
@@ -327,17 +309,12 @@ int lpc_sync(struct lp_calls *c, const char *group, struct tep_handle *tep,
 	}
 	for (i = 0; i < c->nr; i++) {
 		/* gone from the stacks: a func found again later is another */
-		if (!c->calls[i].seen && c->res.status == KLP_LP_WALK_DONE &&
-		    !c->calls[i].retired) {
+		if (!c->calls[i].seen && c->res.status == KLP_LP_WALK_DONE)
 			c->calls[i].retired = true;
-			retired = true;
-		}
 		w = winner_of(c, c->calls[i].old_func);
 		snprintf(c->calls[i].winner, sizeof(c->calls[i].winner), "%s",
 			 w ?: "");
 	}
-	if (retired && index_keys(c))
-		return -1;
 	say_synced(c);
 	return 0;
 }

@@ -126,17 +126,14 @@ int klp_enable_object(struct klp_object *obj, enum klp_cause cause)
 }
 
 /*
- * Pop the funcs of every enabled object, then the post_unpatch callbacks
- * of those that went; the patch stays enabled only if a func could not be
- * popped.  Returns 0 or ftrace's error.
+ * After the funcs of a patch were popped: the post_unpatch callbacks of
+ * the objects that went; the patch stays enabled only if a func could
+ * not be popped.
  */
-static int klp_unpatch_patch(struct klp_patch *patch, enum klp_cause cause)
+static void klp_unpatched(struct klp_patch *patch, enum klp_cause cause)
 {
 	struct klp_object *obj;
 	bool left = false;
-	int ret;
-
-	ret = klp_unpatch_objects(patch, NULL, cause);
 
 	klp_for_each_object(patch, obj) {
 		if (obj->state == KLP_ENABLED)
@@ -146,6 +143,18 @@ static int klp_unpatch_patch(struct klp_patch *patch, enum klp_cause cause)
 	}
 
 	patch->state = left ? KLP_ENABLED : KLP_DISABLED;
+}
+
+/*
+ * Pop the funcs of every enabled object, then the post_unpatch callbacks
+ * of those that went.  Returns 0 or ftrace's error.
+ */
+static int klp_unpatch_patch(struct klp_patch *patch, enum klp_cause cause)
+{
+	int ret;
+
+	ret = klp_unpatch_objects(patch, NULL, cause);
+	klp_unpatched(patch, cause);
 	return ret;
 }
 
@@ -286,11 +295,14 @@ void klp_release_patch(struct klp_patch *patch)
  * @patch:	the patch of the transition
  * @target:	KLP_ENABLED or KLP_DISABLED
  *
- * Enabled: the patches an atomic replace takes over are popped (no task
- * runs their code any more), then the post_patch callbacks run.
- * Disabled: the funcs are popped, then the post_unpatch callbacks run; a
- * patch that klp_enable_patch() registered is released.  Upstream's
- * order: the callbacks after the transition.
+ * The stacks are settled in @target (klp_stacks_settle()).  Enabled: the
+ * patches an atomic replace takes over are popped (no task runs their
+ * code any more).  Disabled: the funcs are popped.  Then, once no ftrace
+ * handler can still send a call to a popped func, the stacks are
+ * unmarked (klp_transition_unmark()) and the callbacks run: post_patch,
+ * or post_unpatch; a patch that klp_enable_patch() registered, disabled
+ * or replaced, is released.  Upstream's order: the callbacks after the
+ * transition.
  *
  * Return: 0, or ftrace's error if it refused to unhook some functions of
  * a patch being disabled (they stay patched, and so the patch enabled)
@@ -305,6 +317,7 @@ int klp_transition_complete(struct klp_patch *patch, int target)
 	if (target == KLP_ENABLED) {
 		if (patch->replace)
 			klp_replace_patches(patch);
+		klp_transition_unmark();
 		klp_for_each_object(patch, obj)
 			if (obj->state == KLP_ENABLED)
 				klp_post_patch_callback(obj, KLP_CAUSE_ENABLE);
@@ -313,7 +326,9 @@ int klp_transition_complete(struct klp_patch *patch, int target)
 		return 0;
 	}
 
-	ret = klp_unpatch_patch(patch, KLP_CAUSE_DISABLE);
+	ret = klp_unpatch_objects(patch, NULL, KLP_CAUSE_DISABLE);
+	klp_transition_unmark();
+	klp_unpatched(patch, KLP_CAUSE_DISABLE);
 	if (patch->state == KLP_ENABLED) {
 		pr_err("patch '%s' stays applied: ftrace refused to unhook some of its functions\n",
 		       klp_patch_name(patch));

@@ -240,9 +240,14 @@ static void klp_patch_module_going(struct module *mod, struct list_head *gone)
 		pr_err("patch module '%s' is going away with its patch still registered%s: reverting and unregistering it\n",
 		       mod->name,
 		       patch->state == KLP_ENABLED ? " and enabled" : "");
-		if (klp_in_transition(patch))
-			klp_transition_abort();
-		if (patch->state == KLP_ENABLED) {
+		if (klp_in_transition(patch)) {
+			/* pops it; its pre_unpatch ran or is not due */
+			ret = klp_transition_going(patch);
+			trace_klp_patch_disable(klp_next_seq(),
+						klp_patch_name(patch), ret);
+			WARN(ret, "klp: patch '%s' stays applied in freed code\n",
+			     klp_patch_name(patch));
+		} else if (patch->state == KLP_ENABLED) {
 			ret = klp_disable_patch_all(patch, KLP_CAUSE_MODULE_GOING);
 			trace_klp_patch_disable(klp_next_seq(),
 						klp_patch_name(patch), ret);

@@ -16,6 +16,13 @@
  * state runs (@without), NULL for the original; the handler picks by the
  * task's state.  Outside transitions no stack is marked and the handler
  * reads only the winner's copy.
+ *
+ * The handler reads the winner's copy before the mark, so a mark may be
+ * set at once (it is set before the winner changes) but never cleared
+ * while a handler may still hold an older winner: when a transition
+ * completes, its stacks are first settled (both sides the target's, the
+ * mark kept), the funcs it takes off popped, and only after a wait for
+ * every handler (klp_synchronize_handlers()) are the marks cleared.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -40,14 +47,19 @@
  * Hashed so that switching N functions costs O(N), not O(N^2).  While a
  * transition runs, @tr_patch is its patch and @tr_nops says that a
  * function it does not patch goes back to its original in the patched
- * state (an atomic replace, upstream's "nop" funcs).
+ * state (an atomic replace, upstream's "nop" funcs).  @tr_settled is -1
+ * while tasks switch, then the target state once every task is in it:
+ * from then on a marked stack sends both states to the target's func,
+ * and @tr_changed says a winner changed since.
  */
 static struct klp_stacks {
 	DECLARE_HASHTABLE(by_ip, KLP_STACK_HASH_BITS);
 	DECLARE_HASHTABLE(by_addr, KLP_STACK_HASH_BITS);
 	struct klp_patch *tr_patch;
 	bool tr_nops;
-} klp_stacks;
+	int tr_settled;
+	bool tr_changed;
+} klp_stacks = { .tr_settled = -1 };
 
 /**
  * klp_find_stack() - the func_stack of a patched function
@@ -73,6 +85,7 @@ struct klp_func_stack *klp_find_stack(unsigned long old_addr)
 static noinline notrace struct klp_func *
 klp_transition_func(struct klp_func_stack *stack)
 {
+	smp_rmb();	/* the mark, then the task's state and the sides */
 	return klp_task_patched() ? READ_ONCE(stack->with) :
 				    READ_ONCE(stack->without);
 }
@@ -196,6 +209,21 @@ static void klp_stack_mark_as(struct klp_func_stack *stack,
 		without = below;
 	else if (top && patch && klp_stacks.tr_nops)
 		with = NULL;
+	if (klp_stacks.tr_settled >= 0) {
+		/* every task is in the target state: both sides are its */
+		if (klp_stacks.tr_settled)
+			without = with;
+		else
+			with = without;
+		if (!stack->trans) {
+			/* unmarked: the transition changed nothing here */
+			WARN_ON_ONCE(with != top);
+			return;
+		}
+		WRITE_ONCE(stack->with, with);
+		WRITE_ONCE(stack->without, without);
+		return;
+	}
 	if (with == without) {
 		WRITE_ONCE(stack->trans, false);
 		return;
@@ -225,6 +253,8 @@ void klp_stack_publish(struct klp_func_stack *stack)
 {
 	struct klp_func *top = klp_stack_top(stack);
 
+	if (klp_stacks.tr_settled >= 0)
+		klp_stacks.tr_changed = true;
 	if (klp_stacks.tr_patch) {
 		klp_stack_mark(stack);
 		smp_wmb();	/* the mark before the winner */
@@ -441,30 +471,93 @@ void klp_stacks_transition(struct klp_patch *patch, bool nops)
 
 	klp_stacks.tr_patch = patch;
 	klp_stacks.tr_nops = nops;
+	klp_stacks.tr_settled = -1;
+	klp_stacks.tr_changed = false;
 	hash_for_each(klp_stacks.by_addr, bkt, stack, addr_node)
 		klp_stack_mark(stack);
 }
 
 /**
- * klp_stacks_walk_marked() - the functions the transition changes
- * @fn:		called for each marked stack with its function's address,
- *		the funcs a task runs in the patched and the unpatched state
- *		(NULL: the original) and the function's name
- * @data:	passed to @fn
+ * klp_stacks_settle() - every task is in the target state of the transition
+ * @target:	that state, KLP_ENABLED or KLP_DISABLED
+ *
+ * Each marked stack sends both states to the target's func and stays
+ * marked, and so do the pops that complete the transition: a handler that
+ * read the winner before a pop, or the mark before it is cleared, still
+ * picks the target's func.  klp_stacks_transition(NULL, false) clears the
+ * marks, once klp_synchronize_handlers() has waited for those handlers.
  */
-void klp_stacks_walk_marked(void (*fn)(void *data, unsigned long old_addr,
-				       struct klp_func *with,
-				       struct klp_func *without,
-				       const char *name),
-			    void *data)
+void klp_stacks_settle(int target)
 {
 	struct klp_func_stack *stack;
 	int bkt;
 
 	lockdep_assert_held(&klp_mutex);
 
+	if (WARN_ON(!klp_stacks.tr_patch))
+		return;
+	klp_stacks.tr_settled = target;
+	klp_stacks.tr_changed = false;
 	hash_for_each(klp_stacks.by_addr, bkt, stack, addr_node)
-		if (stack->trans)
-			fn(data, stack->old_addr, stack->with, stack->without,
-			   klp_func_name(stack->with ?: stack->without));
+		klp_stack_mark(stack);
+}
+
+/**
+ * klp_stacks_settled_changed() - did a winner change since klp_stacks_settle()
+ *
+ * Return: true if a func went on or off a stack since
+ */
+bool klp_stacks_settled_changed(void)
+{
+	lockdep_assert_held(&klp_mutex);
+	return klp_stacks.tr_changed;
+}
+
+/**
+ * klp_stacks_walk_changed() - the code a transition's tasks are checked against
+ * @patch:	the transition patch
+ * @fn:		called with each function the transition may change for a
+ *		task: the funcs a task runs there in the patched and in the
+ *		unpatched state (NULL: the original)
+ * @data:	passed to @fn
+ *
+ * Every marked stack, and every other stack that holds a func of @patch:
+ * one below another patch's func changes nothing for a call, but a task
+ * may still be inside it (a transition that put that other patch on top
+ * was forced), and after a disable that task must not run the rest of
+ * the patch's functions unpatched (upstream checks every func of the
+ * patch too).
+ */
+void klp_stacks_walk_changed(struct klp_patch *patch,
+			     void (*fn)(void *data,
+					const struct klp_change *change),
+			     void *data)
+{
+	struct klp_func_stack *stack;
+	struct klp_change change;
+	struct klp_func *f, *top;
+	int bkt;
+
+	lockdep_assert_held(&klp_mutex);
+
+	hash_for_each(klp_stacks.by_addr, bkt, stack, addr_node) {
+		top = klp_stack_top(stack);
+		change.old_addr = stack->old_addr;
+		change.old_size = top->old_size;
+		if (stack->trans) {
+			change.with = stack->with;
+			change.without = stack->without;
+			change.name = klp_func_name(top);
+			fn(data, &change);
+			continue;
+		}
+		list_for_each_entry(f, &stack->funcs, stack_node) {
+			if (f->obj->patch != patch)
+				continue;
+			change.with = f;
+			change.without = klp_stack_below(stack, f);
+			change.name = klp_func_name(f);
+			fn(data, &change);
+		}
+	}
 }

@@ -20,11 +20,29 @@ int klp_unpatch_objects(struct klp_patch *patch, struct klp_object *only,
 int klp_func_stack_pos(struct klp_func *func, unsigned int *depth);
 void klp_show_stacks(struct seq_file *m, const char *prefix);
 void klp_stacks_transition(struct klp_patch *patch, bool nops);
-void klp_stacks_walk_marked(void (*fn)(void *data, unsigned long old_addr,
-				       struct klp_func *with,
-				       struct klp_func *without,
-				       const char *name),
-			    void *data);
+void klp_stacks_settle(int target);
+bool klp_stacks_settled_changed(void);
+
+/**
+ * struct klp_change - a function whose code a transition may change
+ * @old_addr:	the function
+ * @old_size:	the size of its original code
+ * @with:	the func a task in the patched state runs (NULL: original)
+ * @without:	the func a task in the unpatched state runs (NULL: original)
+ * @name:	the function's name, for the blocked-task events
+ */
+struct klp_change {
+	unsigned long old_addr;
+	unsigned long old_size;
+	struct klp_func *with;
+	struct klp_func *without;
+	const char *name;
+};
+
+void klp_stacks_walk_changed(struct klp_patch *patch,
+			     void (*fn)(void *data,
+					const struct klp_change *change),
+			     void *data);
 
 /* ftrace.c */
 int klp_ftrace_add(unsigned long *ips, unsigned int n);

@@ -33,6 +33,32 @@ static_assert(KLP_FUNC_MAX_LEN < KSYM_NAME_LEN);
 
 static DEFINE_IDA(klp_func_ids);
 
+/*
+ * The extent of the old function and of its replacement: a task's stack
+ * is checked against whole functions (sweep.c), so both must be known.
+ */
+static int klp_find_func_sizes(struct klp_object *obj, struct klp_func *func)
+{
+	int ret;
+
+	ret = klp_function_size(func->old_addr, &func->old_size);
+	if (ret) {
+		pr_err("function '%s' of object '%s': kallsyms knows no size for it at 0x%lx (%d): it cannot be patched\n",
+		       func->old_name, klp_obj_name(obj), func->old_addr, ret);
+		func->old_addr = 0;
+		return ret;
+	}
+	ret = klp_function_size((unsigned long)func->new_func, &func->new_size);
+	if (ret) {
+		pr_err("the replacement of function '%s' of object '%s' in patch '%s' (%ps): kallsyms knows no size for it (%d): a task's stack cannot be checked against it\n",
+		       func->old_name, klp_obj_name(obj),
+		       klp_patch_name(obj->patch), func->new_func, ret);
+		func->old_addr = 0;
+		return ret;
+	}
+	return 0;
+}
+
 static int klp_find_verify_func_addr(struct klp_object *obj,
 				     struct klp_func *func)
 {
@@ -59,7 +85,7 @@ static int klp_find_verify_func_addr(struct klp_object *obj,
 		func->old_addr = 0;
 		return -EINVAL;
 	}
-	return 0;
+	return klp_find_func_sizes(obj, func);
 }
 
 /* Another func of @patch, in a resolved object, at @func's address. */

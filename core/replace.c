@@ -38,8 +38,13 @@ static int klp_replace_one(struct klp_patch *old)
 }
 
 /**
- * klp_replace_patches() - pop the funcs of every other enabled patch
+ * klp_replace_patches() - pop the funcs of every patch enabled before it
  * @patch:	a replace patch whose transition completed
+ *
+ * Only the patches enabled before @patch (by their klp:klp_patch_enable
+ * seq), as upstream touches only those older than the replace patch: a
+ * patch enabled on top of it since, whose disable of @patch was reversed
+ * back to enabled, stays as it is.
  *
  * The patches popped stay enabled, marked replaced_by, until
  * klp_replace_finish(): the replace patch's post_patch callbacks, which
@@ -55,7 +60,8 @@ void klp_replace_patches(struct klp_patch *patch)
 	lockdep_assert_held(&klp_mutex);
 
 	list_for_each_entry(old, &klp_patches, list) {
-		if (old == patch || old->state != KLP_ENABLED)
+		if (old == patch || old->state != KLP_ENABLED ||
+		    old->enable_seq > patch->enable_seq)
 			continue;
 		ret = klp_replace_one(old);
 		if (ret) {

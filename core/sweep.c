@@ -34,34 +34,26 @@ static int klp_range_cmp(const void *a, const void *b)
 
 struct klp_ranges_fill {
 	struct klp_ranges *r;
-	unsigned int n;		/* stacks walked */
+	unsigned int n;		/* functions walked */
 };
 
-static void klp_range_of(struct klp_range *range, unsigned long addr,
-			 const char *name)
+/* A state's code of a function: its func's new_func, or the original. */
+static void klp_range_of(struct klp_range *range, const struct klp_change *c,
+			 struct klp_func *func)
 {
-	unsigned long size = 0, offset;
-
-	if (!klp_tr.k.size_offset(addr, &size, &offset) || !size)
-		size = 1;	/* never: patched code has a symbol */
-	range->start = addr - offset;
-	range->end = addr - offset + size;
-	range->name = name;
+	range->start = func ? (unsigned long)func->new_func : c->old_addr;
+	range->end = range->start + (func ? func->new_size : c->old_size);
+	range->name = c->name;
 }
 
-static void klp_ranges_add(void *data, unsigned long old_addr,
-			   struct klp_func *with, struct klp_func *without,
-			   const char *name)
+static void klp_ranges_add(void *data, const struct klp_change *change)
 {
 	struct klp_ranges_fill *fill = data;
 	struct klp_ranges *r = fill->r;
 
 	if (r) {
-		klp_range_of(&r->r[1][fill->n],
-			     with ? (unsigned long)with->new_func : old_addr, name);
-		klp_range_of(&r->r[0][fill->n],
-			     without ? (unsigned long)without->new_func : old_addr,
-			     name);
+		klp_range_of(&r->r[1][fill->n], change, change->with);
+		klp_range_of(&r->r[0][fill->n], change, change->without);
 	}
 	fill->n++;
 }
@@ -83,10 +75,12 @@ void klp_free_ranges_rcu(struct rcu_head *rcu)
 }
 
 /**
- * klp_ranges_update() - publish the code of each state of the marked stacks
+ * klp_ranges_update() - publish the code of each state the transition changes
  * @tr:		the transition
  *
- * A task's stack is checked against the code of the state it leaves.
+ * A task's stack is checked against the code of the state it leaves:
+ * each function the transition may change (klp_stacks_walk_changed()),
+ * whole, as kallsyms sized it when its object was resolved.
  *
  * Return: 0, or -ENOMEM with the ranges published before left in place
  */
@@ -96,7 +90,7 @@ int klp_ranges_update(struct klp_transition *tr)
 	struct klp_ranges *r, *old;
 	unsigned int n;
 
-	klp_stacks_walk_marked(klp_ranges_add, &fill);
+	klp_stacks_walk_changed(tr->patch, klp_ranges_add, &fill);
 	n = fill.n;
 	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r)
@@ -109,7 +103,7 @@ int klp_ranges_update(struct klp_transition *tr)
 	}
 	fill.r = r;
 	fill.n = 0;
-	klp_stacks_walk_marked(klp_ranges_add, &fill);
+	klp_stacks_walk_changed(tr->patch, klp_ranges_add, &fill);
 	r->nr[0] = fill.n;
 	r->nr[1] = fill.n;
 	sort(r->r[0], fill.n, sizeof(struct klp_range), klp_range_cmp, NULL);
@@ -206,19 +200,58 @@ static int klp_try_task(struct klp_transition *tr, struct task_struct *t,
 	return tr->k.call_func(t, klp_check_and_switch, c);
 }
 
-struct klp_stop {
-	struct task_struct *task;
-	struct klp_check *check;
-	int ret;
-};
-
-/* On the task's CPU, which the stopper took from it. */
-static int klp_stop_switch(void *arg)
+/*
+ * A CPU stopper, on the CPU where a sweep saw the task running: it took
+ * that CPU from whatever ran there, so the task, if it is still there, is
+ * off the CPU at a preemption point and its stack can be read.  The sweep
+ * does not wait for it (klp_mutex stays free even if that CPU never
+ * reschedules); a switch it makes counts down @unswitched like a
+ * task_work's.  tasklist_lock keeps exchange_tids() from renumbering the
+ * task between the read of its state and the write.
+ */
+static int klp_stop_fn(void *arg)
 {
-	struct klp_stop *s = arg;
+	struct klp_stop *stop = arg;
+	struct klp_transition *tr = &klp_tr;
+	struct klp_check c = {
+		.tr = tr, .entries = stop->entries, .max = KLP_STACK_ENTRIES,
+	};
+	struct task_struct *t = stop->task;
+	struct klp_task_map *map;
 
-	s->ret = klp_try_task(s->check->tr, s->task, s->check);
+	rcu_read_lock();
+	read_lock(tr->k.tasklist_lock);
+	map = rcu_dereference(klp_task_map);
+	if (map && klp_map_get(map, t) != READ_ONCE(tr->target) &&
+	    !tr->k.call_func(t, klp_check_and_switch, &c) &&
+	    atomic_dec_and_test(&tr->unswitched))
+		mod_delayed_work(tr->wq, &tr->sweep_work, 0);
+	read_unlock(tr->k.tasklist_lock);
+	put_task_struct(t);
+	atomic_set_release(&stop->busy, 0);
+	if (atomic_dec_and_test(&tr->works))
+		wake_up(&tr->works_done);
+	rcu_read_unlock();
 	return 0;
+}
+
+/* Queue a stopper for t on its CPU, unless one is queued there already. */
+static void klp_queue_stop(struct klp_transition *tr, struct task_struct *t)
+{
+	unsigned int cpu = task_cpu(t);
+	struct klp_stop *stop = &tr->stops[cpu];
+
+	if (atomic_cmpxchg(&stop->busy, 0, 1))
+		return;
+	get_task_struct(t);
+	stop->task = t;
+	atomic_inc(&tr->works);
+	if (tr->k.stop_one_cpu_nowait(cpu, klp_stop_fn, stop, &stop->work))
+		return;
+	/* that CPU is going offline: the next sweep looks again */
+	atomic_dec(&tr->works);
+	put_task_struct(t);
+	atomic_set(&stop->busy, 0);
 }
 
 /* The task_work of a user task: switch itself on its way to user mode. */
@@ -324,20 +357,19 @@ static void klp_task_blocked(struct klp_transition *tr, struct task_struct *t,
 
 /* --- sweeps -------------------------------------------------------------- */
 
-/* Switch t, or keep it for a stopper if it runs, or say it is blocked. */
+/* Switch t, or say it is blocked (and, if it runs, send it a stopper). */
 static void klp_sweep_task(struct klp_transition *tr, struct task_struct *t,
-			   struct klp_check *c, unsigned int *nr_run)
+			   struct klp_check *c)
 {
 	int ret;
 
 	tr->total++;
 	ret = klp_try_task(tr, t, c);
-	if (ret == KLP_BLOCK_RUNNING && *nr_run < nr_cpu_ids) {
-		get_task_struct(t);
-		tr->running[(*nr_run)++] = t;
-	} else if (ret) {
-		klp_task_blocked(tr, t, ret, c->func);
-	}
+	if (!ret)
+		return;
+	klp_task_blocked(tr, t, ret, c->func);
+	if (ret == KLP_BLOCK_RUNNING)
+		klp_queue_stop(tr, t);
 }
 
 /**
@@ -345,19 +377,17 @@ static void klp_sweep_task(struct klp_transition *tr, struct task_struct *t,
  * @tr:		the transition
  *
  * Each task not running whose stack holds none of the code of its state
- * switches; each one seen running is looked at again from a CPU stopper
- * on its CPU; the others are klp:klp_task_blocked events, and helped
- * along (a task_work, a fake signal, a wake-up).  Ends with the sweep's
- * klp:klp_transition record.
+ * switches; the others are klp:klp_task_blocked events, and helped along
+ * (a task_work, a fake signal, a wake-up, or, for one seen running, a CPU
+ * stopper that looks at it again without the sweep waiting).  Ends with
+ * the sweep's klp:klp_transition record.
  */
 void klp_sweep(struct klp_transition *tr)
 {
 	struct klp_check c = {
 		.tr = tr, .entries = tr->entries, .max = KLP_STACK_ENTRIES,
 	};
-	unsigned int nr_run = 0, i;
 	struct task_struct *g, *t;
-	struct klp_stop stop;
 	int cpu;
 
 	tr->sweep++;
@@ -373,9 +403,11 @@ void klp_sweep(struct klp_transition *tr)
 
 	read_lock(tr->k.tasklist_lock);
 	for_each_process_thread(g, t)
-		klp_sweep_task(tr, t, &c, &nr_run);
+		klp_sweep_task(tr, t, &c);
 	read_unlock(tr->k.tasklist_lock);
 
+	/* no CPU comes up (its idle task running bring-up code) meanwhile */
+	cpus_read_lock();
 	for_each_possible_cpu(cpu) {
 		t = tr->k.idle_task(cpu);
 		if (!cpu_online(cpu)) {
@@ -384,21 +416,9 @@ void klp_sweep(struct klp_transition *tr)
 			klp_map_set(tr->map, t, tr->target);
 			continue;
 		}
-		klp_sweep_task(tr, t, &c, &nr_run);
+		klp_sweep_task(tr, t, &c);
 	}
-
-	/* Each one seen running: take its CPU from it, and look again. */
-	for (i = 0; i < nr_run; i++) {
-		t = tr->running[i];
-		stop.task = t;
-		stop.check = &c;
-		stop.ret = KLP_BLOCK_RUNNING;
-		if (tr->k.stop_one_cpu(task_cpu(t), klp_stop_switch, &stop))
-			stop.ret = KLP_BLOCK_RUNNING;
-		if (stop.ret)
-			klp_task_blocked(tr, t, stop.ret, c.func);
-		put_task_struct(t);
-	}
+	cpus_read_unlock();
 
 	atomic_set(&tr->unswitched, tr->pending);
 	trace_klp_transition(klp_next_seq(), klp_patch_name(tr->patch),

@@ -6,6 +6,7 @@
 #ifndef _KLP_SWEEP_H
 #define _KLP_SWEEP_H
 
+#include <linux/kprobes.h>
 #include <linux/sched.h>
 #include <linux/stop_machine.h>
 #include <linux/wait.h>
@@ -13,7 +14,7 @@
 #include <klp/uapi.h>
 #include "transition.h"
 
-#define KLP_STACK_ENTRIES	64
+#define KLP_STACK_ENTRIES	100	/* upstream's MAX_STACK_ENTRIES */
 #define KLP_BLOCKED_SHOWN	16	/* blocked tasks kept for klp/state */
 #define KLP_SIGNAL_DELAY	(15 * HZ)	/* upstream's: 15 sweeps a second apart */
 
@@ -31,6 +32,20 @@ struct klp_ranges {
 	struct klp_range *r[2];
 };
 
+/**
+ * struct klp_stop - a CPU stopper that looks at a task seen running
+ * @work:	the stopper's work, queued without waiting for it
+ * @task:	the task (a reference held until the stopper ran)
+ * @entries:	the stopper's stack trace buffer
+ * @busy:	queued and not run yet: one at a time per CPU
+ */
+struct klp_stop {
+	struct cpu_stop_work work;
+	struct task_struct *task;
+	unsigned long entries[KLP_STACK_ENTRIES];
+	atomic_t busy;
+};
+
 struct klp_blocked {
 	pid_t pid;
 	int reason;
@@ -40,12 +55,12 @@ struct klp_blocked {
 
 /* The kernel functions a transition needs, found by name. */
 struct klp_kfuncs {
-	int (*size_offset)(unsigned long addr, unsigned long *size,
-			   unsigned long *offset);
 	int (*save_reliable)(struct task_struct *tsk, unsigned long *store,
 			     unsigned int size);
 	int (*call_func)(struct task_struct *p, task_call_f func, void *arg);
-	int (*stop_one_cpu)(unsigned int cpu, cpu_stop_fn_t fn, void *arg);
+	bool (*stop_one_cpu_nowait)(unsigned int cpu, cpu_stop_fn_t fn,
+				    void *arg, struct cpu_stop_work *work_buf);
+	int (*schedule_on_each_cpu)(work_func_t func);
 	int (*wake_up_state)(struct task_struct *p, unsigned int state);
 	struct task_struct *(*idle_task)(int cpu);
 	struct callback_head *(*work_cancel)(struct task_struct *task,
@@ -69,19 +84,20 @@ struct klp_kfuncs {
  * @map:	the tasks' states, published as klp_task_map
  * @ranges:	the code of each state (RCU: the task_work readers)
  * @entries:	the sweeper's stack trace buffer
- * @running:	kthreads and idle tasks seen running, for the stoppers
+ * @stops:	one CPU stopper per CPU for a task seen running there
  * @blocked:	the first tasks the last sweep could not switch
  * @nr_blocked:	how many of them are in @blocked
  * @unswitched: an estimate of @pending between sweeps: a task that
  *		switches itself counts it down, and the last one asks for a
  *		sweep at once
- * @works:	task_works of ours not run yet
+ * @works:	task_works and CPU stoppers of ours not run yet
  * @works_done:	woken when @works drops to 0
  * @sweep_work:	the next sweep (klp_sweep_delay())
  * @wq:		runs @sweep_work and the freeing of patches
  * @k:		kernel functions found by name
- * @tp_fork:	sched_process_fork, probed while klp.ko is loaded
- * @tp_exec:	sched_process_exec, likewise
+ * @tp_newtask: task_newtask, probed while klp.ko is loaded
+ * @exchange:	a kprobe on exchange_tids(): an exec by a thread that is
+ *		not its group's leader swaps its pid with the leader's
  */
 struct klp_transition {
 	struct klp_patch *patch;
@@ -96,7 +112,7 @@ struct klp_transition {
 	struct klp_task_map *map;
 	struct klp_ranges __rcu *ranges;
 	unsigned long entries[KLP_STACK_ENTRIES];
-	struct task_struct **running;
+	struct klp_stop *stops;
 	struct klp_blocked blocked[KLP_BLOCKED_SHOWN];
 	unsigned int nr_blocked;
 	atomic_t unswitched;
@@ -105,8 +121,8 @@ struct klp_transition {
 	struct delayed_work sweep_work;
 	struct workqueue_struct *wq;
 	struct klp_kfuncs k;
-	struct tracepoint *tp_fork;
-	struct tracepoint *tp_exec;
+	struct tracepoint *tp_newtask;
+	struct kprobe exchange;
 };
 
 extern struct klp_transition klp_tr;

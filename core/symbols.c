@@ -34,6 +34,8 @@ static void *klp_module_kallsyms_on_each_symbol;
 static struct module *(*klp_find_module_fn)(const char *name);
 static struct module *(*klp_module_address_fn)(unsigned long addr);
 static unsigned long (*klp_ftrace_location_fn)(unsigned long addr);
+static int (*klp_size_offset_fn)(unsigned long addr, unsigned long *size,
+				 unsigned long *offset);
 static void *(*klp_text_poke)(void *addr, const void *opcode, size_t len);
 static struct mutex *klp_text_mutex;
 static int *klp_ftrace_enabled_p;
@@ -122,6 +124,32 @@ int klp_resolve_function(const char *name, void *ptr, int slot)
 }
 
 /**
+ * klp_function_size() - the size of the function that starts at an address
+ * @addr:	a function's first byte (a patched function or a new_func)
+ * @size:	set to its size in bytes
+ *
+ * The consistency model checks a task's stack against whole functions,
+ * so a function whose extent kallsyms does not know cannot be patched
+ * (upstream's klp_init_object_loaded() refuses it too).
+ *
+ * Return: 0, -ENOENT if kallsyms has no symbol there, -EINVAL if @addr is
+ * not a symbol's start or the symbol is empty
+ */
+int klp_function_size(unsigned long addr, unsigned long *size)
+{
+	unsigned long offset = 0;
+
+	*size = 0;
+	if (!klp_size_offset_fn(addr, size, &offset))
+		return -ENOENT;
+	if (offset || !*size) {
+		*size = 0;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
  * klp_resolve_data() - find a kernel variable by name
  * @name:	its name
  * @ptr:	where its address goes
@@ -187,6 +215,9 @@ int klp_symbols_init(void)
 			       KLP_TRAMP_TEXT_POKE) ?:
 	      klp_resolve_call("ftrace_location", &klp_ftrace_location_fn,
 			       KLP_TRAMP_FTRACE_LOCATION) ?:
+	      klp_resolve_call("kallsyms_lookup_size_offset",
+			       &klp_size_offset_fn,
+			       KLP_TRAMP_KALLSYMS_LOOKUP_SIZE_OFFSET) ?:
 	      (extra ? klp_resolve_call(extra, &unused, -1) : 0) ?:
 	      klp_resolve("text_mutex", &klp_text_mutex) ?:
 	      klp_resolve("ftrace_enabled", &klp_ftrace_enabled_p) ?:

@@ -19,5 +19,6 @@ int klp_verify_vmlinux_symbol(const char *name, unsigned long addr);
 int klp_find_exported_symbol(const char *name, unsigned long *addr);
 int klp_resolve_function(const char *name, void *ptr, int slot);
 int klp_resolve_data(const char *name, void *ptr);
+int klp_function_size(unsigned long addr, unsigned long *size);
 
 #endif /* _KLP_SYMBOLS_H */

@@ -25,11 +25,13 @@
 #include <linux/ftrace.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
+#include <linux/workqueue.h>
 #include "compat.h"
 #include "tramp.h"
 
 struct task_struct;
 struct callback_head;
+struct cpu_stop_work;
 
 static void klp_tramp_missed(const char *tramp)
 {
@@ -118,8 +120,16 @@ klp_tramp_task_call_func(struct task_struct *p,
 	return -EOPNOTSUPP;
 }
 
+static noinline __noclone bool
+klp_tramp_stop_one_cpu_nowait(unsigned int cpu, int (*fn)(void *arg),
+			      void *arg, struct cpu_stop_work *work_buf)
+{
+	klp_tramp_missed(__func__);
+	return false;
+}
+
 static noinline __noclone int
-klp_tramp_stop_one_cpu(unsigned int cpu, int (*fn)(void *arg), void *arg)
+klp_tramp_schedule_on_each_cpu(work_func_t func)
 {
 	klp_tramp_missed(__func__);
 	return -EOPNOTSUPP;
@@ -173,7 +183,8 @@ static struct klp_tramp klp_tramps[KLP_TRAMP_NR] = {
 	[KLP_TRAMP_STACK_TRACE_SAVE_TSK_RELIABLE] = {
 		klp_tramp_stack_trace_save_tsk_reliable },
 	[KLP_TRAMP_TASK_CALL_FUNC] = { klp_tramp_task_call_func },
-	[KLP_TRAMP_STOP_ONE_CPU] = { klp_tramp_stop_one_cpu },
+	[KLP_TRAMP_STOP_ONE_CPU_NOWAIT] = { klp_tramp_stop_one_cpu_nowait },
+	[KLP_TRAMP_SCHEDULE_ON_EACH_CPU] = { klp_tramp_schedule_on_each_cpu },
 	[KLP_TRAMP_WAKE_UP_STATE] = { klp_tramp_wake_up_state },
 	[KLP_TRAMP_IDLE_TASK] = { klp_tramp_idle_task },
 	[KLP_TRAMP_TASK_WORK_CANCEL_MATCH] = {

@@ -20,15 +20,27 @@
  *    changed functions;
  *  - a task seen running (the idle tasks too): in a CPU stopper on its
  *    CPU, which takes it off the CPU at a point where its stack can be
- *    read (a preemption point: in user mode, or cond_resched());
+ *    read (a preemption point: in user mode, or cond_resched()); the
+ *    sweep queues it and goes on, as upstream never waits for a task;
  *  - a user task asleep in the kernel: itself, from a task_work at its
  *    next return to user mode (queued at its first failed sweep);
  *    the last task to switch asks for a sweep at once;
  *    every KLP_SIGNAL_DELAY (15 s) the task_work comes with a fake
  *    signal (TWA_SIGNAL) that interrupts a sleep in a syscall, and
  *    sleeping kthreads are woken, as upstream does;
- *  - a new task takes its parent's state (the sched_process_fork probe);
- *    exec, which can give a thread its leader's pid, moves the bit.
+ *  - a new task takes the state of the task that made it (the
+ *    task_newtask probe, in copy_process(): forks, kernel threads, and
+ *    io_uring and vhost workers alike, before it can run);
+ *    an exec by a thread that is not its group's leader swaps its pid
+ *    with the leader's (exchange_tids(), probed): their bits swap there,
+ *    under tasklist_lock, so each task keeps its own state.
+ *
+ * When every task has switched, the stacks are settled in the target
+ * state (patch.c), the funcs the transition takes off are popped, and
+ * only after every CPU has passed through the scheduler (no ftrace
+ * handler still holds a winner read before a pop) are the marks cleared,
+ * the callbacks run and a patch released: upstream's
+ * klp_synchronize_transition().
  * Each sweep is a klp:klp_transition record; each task it could not
  * switch a klp:klp_task_blocked event saying why.  How a task switches is
  * sweep.c; the transition's life (start, reverse, force, complete) and
@@ -39,6 +51,7 @@
 
 #include <linux/cpumask.h>
 #include <linux/delay.h>
+#include <linux/kprobes.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/seq_file.h>
@@ -113,8 +126,8 @@ static int klp_transition_finish(struct klp_transition *tr, int action)
 		  target ? "patching" : "unpatching",
 		  action == KLP_TR_FORCED ? " (forced)" : "");
 	/* every task runs the target's code: the stacks can become it */
+	klp_stacks_settle(target);
 	ret = klp_transition_complete(patch, target);
-	klp_stacks_transition(NULL, false);
 	klp_transition_teardown(tr);
 	pr_notice("'%s': %s complete\n", name,
 		  target ? "patching" : "unpatching");
@@ -141,6 +154,30 @@ static void klp_sweep_work_fn(struct work_struct *work)
 	if (tr->patch)
 		klp_transition_try(tr);
 	mutex_unlock(&klp_mutex);
+}
+
+static void klp_sync_fn(struct work_struct *work)
+{
+}
+
+/**
+ * klp_transition_unmark() - no stack is marked any more
+ *
+ * Called by klp_transition_complete() once the funcs the transition takes
+ * off are popped.  If that changed a winner, it first waits until every
+ * CPU has scheduled: a handler that read a winner before the pop (it
+ * runs with preemption off, RCU watching or not) is done, so none can
+ * pair that winner with the cleared mark.
+ */
+void klp_transition_unmark(void)
+{
+	struct klp_transition *tr = &klp_tr;
+
+	lockdep_assert_held(&klp_mutex);
+
+	if (klp_stacks_settled_changed())
+		tr->k.schedule_on_each_cpu(klp_sync_fn);
+	klp_stacks_transition(NULL, false);
 }
 
 /* --- the transition's life ----------------------------------------------- */
@@ -208,7 +245,9 @@ int klp_transition_init(struct klp_patch *patch, int target)
  * klp_transition_abort() - end a transition no task switched in
  *
  * The funcs of the patch could not be pushed (klp_patch_objects() failed
- * and published nothing): nothing to switch back.
+ * and published nothing): nothing to switch back.  A transition that
+ * started ends by completing, reversed, forced or, with its patch
+ * module going, by klp_transition_going().
  */
 void klp_transition_abort(void)
 {
@@ -318,8 +357,11 @@ int klp_transition_request(struct klp_patch *patch, int state)
  * klp_transition_force() - mark every task switched and complete
  * @patch:	the patch in transition
  *
- * Names in the log every task it overrides, and keeps the patch module
- * pinned for good: a task may still run its code.
+ * Names in the log every task it overrides, and keeps every registered
+ * patch's module pinned for good, as upstream does: a task may still run
+ * the code of the transition patch, and of any patch the transition
+ * takes off or puts below it (an atomic replace's, or the patch under a
+ * forced enable, which a later disable must not release).
  *
  * Return: 0, -EINVAL if @patch is not in transition, or ftrace's error
  * if the forced disable could not unhook some functions
@@ -328,6 +370,7 @@ int klp_transition_force(struct klp_patch *patch)
 {
 	struct klp_transition *tr = &klp_tr;
 	struct task_struct *g, *t;
+	struct klp_patch *p;
 	unsigned int n = 0;
 	int cpu;
 
@@ -360,8 +403,38 @@ int klp_transition_force(struct klp_patch *patch)
 	if (n > KLP_FORCE_SHOWN)
 		pr_warn("'%s': forced %u more tasks\n", klp_patch_name(patch),
 			n - KLP_FORCE_SHOWN);
-	patch->forced = true;
+	list_for_each_entry(p, &klp_patches, list)
+		p->forced = true;
 	tr->pending = n;
+	return klp_transition_finish(tr, KLP_TR_FORCED);
+}
+
+/**
+ * klp_transition_going() - end the transition of a patch whose module goes
+ * @patch:	the patch in transition; its module's code is being freed
+ *
+ * The patch module is going (its init failed after it enabled the
+ * patch): its code goes whatever the tasks run, so no task is waited for.
+ * The transition goes to the unpatched state and completes at once: the
+ * funcs are popped, the post_unpatch callbacks run (pre_unpatch ran when
+ * a disable started, and is not due after an enable whose post_patch did
+ * not run), and the patch is not released: the caller frees it.
+ *
+ * Return: 0, or ftrace's error if it refused to unhook some functions
+ */
+int klp_transition_going(struct klp_patch *patch)
+{
+	struct klp_transition *tr = &klp_tr;
+
+	lockdep_assert_held(&klp_mutex);
+
+	if (WARN_ON(tr->patch != patch))
+		return -EINVAL;
+	pr_warn("'%s': its module is going during its transition to %s: unpatching it now, without waiting for any task\n",
+		klp_patch_name(patch), tr->target ? "patched" : "unpatched");
+	WRITE_ONCE(tr->target, KLP_DISABLED);
+	patch->enable_only = false;
+	tr->pending = 0;
 	return klp_transition_finish(tr, KLP_TR_FORCED);
 }
 
@@ -452,49 +525,70 @@ void klp_queue_free(struct work_struct *work)
 
 /* --- new tasks ------------------------------------------------------------ */
 
-static void klp_fork_probe(void *data, struct task_struct *parent,
-			   struct task_struct *child)
+/*
+ * copy_process(), before the new task can run: it takes the state of
+ * the task that makes it (its parent, or kthreadd, or the io_uring task
+ * whose worker it is), as upstream's klp_copy_process() does.
+ */
+static void klp_newtask_probe(void *data, struct task_struct *child,
+			      unsigned long clone_flags)
 {
 	struct klp_task_map *map = rcu_dereference_raw(klp_task_map);
 
 	if (!map || !child->pid)
 		return;
 	clear_bit(child->pid, map->work_bits);
-	assign_bit(child->pid, map->bits, klp_map_get(map, parent));
+	assign_bit(child->pid, map->bits, klp_map_get(map, current));
 }
 
-/* A thread's exec gives it its leader's pid: the state goes with it. */
-static void klp_exec_probe(void *data, struct task_struct *p, pid_t old_pid,
-			   struct linux_binprm *bprm)
+/*
+ * exec by a thread that is not its group's leader: de_thread() swaps its
+ * pid with the leader's under tasklist_lock (held for writing, so no
+ * sweep, CPU stopper or fork runs meanwhile).  Each task's bit goes with
+ * it.  Upstream keeps the state in the task itself; klp keys it by pid.
+ */
+static int klp_exchange_probe(struct kprobe *kp, struct pt_regs *regs)
 {
+	struct task_struct *left = (void *)regs_get_kernel_argument(regs, 0);
+	struct task_struct *right = (void *)regs_get_kernel_argument(regs, 1);
 	struct klp_task_map *map = rcu_dereference_raw(klp_task_map);
+	bool l, r;
 
-	if (map && old_pid != p->pid && old_pid > 0)
-		assign_bit(p->pid, map->bits, test_bit(old_pid, map->bits));
+	if (!map || !left->pid || !right->pid)
+		return 0;
+	l = test_bit(left->pid, map->bits);
+	r = test_bit(right->pid, map->bits);
+	assign_bit(left->pid, map->bits, r);
+	assign_bit(right->pid, map->bits, l);
+	l = test_bit(left->pid, map->work_bits);
+	r = test_bit(right->pid, map->work_bits);
+	assign_bit(left->pid, map->work_bits, r);
+	assign_bit(right->pid, map->work_bits, l);
+	return 0;
 }
+NOKPROBE_SYMBOL(klp_exchange_probe);
 
 static void klp_find_tracepoint(struct tracepoint *tp, void *priv)
 {
 	struct klp_transition *tr = priv;
 
-	if (!strcmp(tp->name, "sched_process_fork"))
-		tr->tp_fork = tp;
-	else if (!strcmp(tp->name, "sched_process_exec"))
-		tr->tp_exec = tp;
+	if (!strcmp(tp->name, "task_newtask"))
+		tr->tp_newtask = tp;
 }
 
 static int klp_find_kfuncs(struct klp_kfuncs *k)
 {
-	return klp_resolve_function("kallsyms_lookup_size_offset",
-				    &k->size_offset,
-				    KLP_TRAMP_KALLSYMS_LOOKUP_SIZE_OFFSET) ?:
-	       klp_resolve_function("stack_trace_save_tsk_reliable",
+	return klp_resolve_function("stack_trace_save_tsk_reliable",
 				    &k->save_reliable,
 				    KLP_TRAMP_STACK_TRACE_SAVE_TSK_RELIABLE) ?:
 	       klp_resolve_function("task_call_func", &k->call_func,
 				    KLP_TRAMP_TASK_CALL_FUNC) ?:
-	       klp_resolve_function("stop_one_cpu", &k->stop_one_cpu,
-				    KLP_TRAMP_STOP_ONE_CPU) ?:
+	       klp_resolve_function("stop_one_cpu_nowait",
+				    &k->stop_one_cpu_nowait,
+				    KLP_TRAMP_STOP_ONE_CPU_NOWAIT) ?:
+	       klp_resolve_function("schedule_on_each_cpu",
+				    &k->schedule_on_each_cpu,
+				    KLP_TRAMP_SCHEDULE_ON_EACH_CPU) ?:
 	       klp_resolve_function("wake_up_state", &k->wake_up_state,
 				    KLP_TRAMP_WAKE_UP_STATE) ?:
 	       klp_resolve_function("idle_task", &k->idle_task,
@@ -505,7 +599,7 @@ static int klp_find_kfuncs(struct klp_kfuncs *k)
 }
 
 /**
- * klp_transition_setup() - find what transitions need, probe fork and exec
+ * klp_transition_setup() - find what transitions need, probe new tasks and exec
  *
  * Return: 0, or an error naming what is missing (the core refuses to
  * load: without reliable stack traces there is no consistency model)
@@ -521,32 +615,38 @@ int klp_transition_setup(void)
 	atomic_set(&tr->works, 0);
 	init_waitqueue_head(&tr->works_done);
 	INIT_DELAYED_WORK(&tr->sweep_work, klp_sweep_work_fn);
-	tr->running = kcalloc(nr_cpu_ids, sizeof(*tr->running), GFP_KERNEL);
+	tr->stops = kcalloc(nr_cpu_ids, sizeof(*tr->stops), GFP_KERNEL);
 	tr->wq = alloc_workqueue("klp", WQ_UNBOUND, 0);
-	if (!tr->running || !tr->wq) {
+	if (!tr->stops || !tr->wq) {
 		ret = -ENOMEM;
 		goto err;
 	}
 
 	for_each_kernel_tracepoint(klp_find_tracepoint, tr);
-	if (!tr->tp_fork || !tr->tp_exec) {
-		pr_err("cannot find the sched_process_fork and sched_process_exec tracepoints: refusing to load\n");
+	if (!tr->tp_newtask) {
+		pr_err("cannot find the task_newtask tracepoint: refusing to load\n");
 		ret = -ENOENT;
 		goto err;
 	}
-	ret = tracepoint_probe_register(tr->tp_fork, klp_fork_probe, NULL);
-	if (ret)
-		goto err;
-	ret = tracepoint_probe_register(tr->tp_exec, klp_exec_probe, NULL);
+	tr->exchange.symbol_name = "exchange_tids";
+	tr->exchange.pre_handler = klp_exchange_probe;
+	ret = register_kprobe(&tr->exchange);
 	if (ret) {
-		tracepoint_probe_unregister(tr->tp_fork, klp_fork_probe, NULL);
+		pr_err("cannot probe exchange_tids() (%d), where an exec renumbers a thread: refusing to load\n",
+		       ret);
+		goto err;
+	}
+	ret = tracepoint_probe_register(tr->tp_newtask, klp_newtask_probe,
+					NULL);
+	if (ret) {
+		unregister_kprobe(&tr->exchange);
 		goto err;
 	}
 	return 0;
 err:
 	if (tr->wq)
 		destroy_workqueue(tr->wq);
-	kfree(tr->running);
+	kfree(tr->stops);
 	return ret;
 }
 
@@ -558,12 +658,13 @@ void klp_transition_cleanup(void)
 	struct klp_transition *tr = &klp_tr;
 
 	WARN_ON(tr->patch);
-	tracepoint_probe_unregister(tr->tp_exec, klp_exec_probe, NULL);
-	tracepoint_probe_unregister(tr->tp_fork, klp_fork_probe, NULL);
+	unregister_kprobe(&tr->exchange);
+	tracepoint_probe_unregister(tr->tp_newtask, klp_newtask_probe, NULL);
 	tracepoint_synchronize_unregister();
-	destroy_workqueue(tr->wq);
+	/* a last task_work or stopper may still queue a sweep: first them */
 	wait_event(tr->works_done, !atomic_read(&tr->works));
-	synchronize_rcu();
+	synchronize_rcu();	/* and out of their read-side sections */
+	destroy_workqueue(tr->wq);
 	rcu_barrier();	/* the maps and ranges freed by call_rcu() */
-	kfree(tr->running);
+	kfree(tr->stops);
 }

@@ -55,6 +55,8 @@ void klp_transition_abort(void);
 int klp_transition_start(void);
 int klp_transition_request(struct klp_patch *patch, int state);
 int klp_transition_force(struct klp_patch *patch);
+int klp_transition_going(struct klp_patch *patch);
+void klp_transition_unmark(void);
 bool klp_transition_running(void);
 bool klp_in_transition(struct klp_patch *patch);
 int klp_transition_target(struct klp_patch *patch);

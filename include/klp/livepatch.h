@@ -47,6 +47,9 @@ enum klp_enable_state {
  * @obj:	the object this function belongs to
  * @id:		small number naming this (function, replacement) pair in
  *		the klp:klp_redirect tracepoint and in sysfs
+ * @old_size:	the size of the old function's code, once resolved
+ * @new_size:	the size of new_func's code, once resolved: a task's stack
+ *		is checked against both whole (the consistency model)
  */
 struct klp_func {
 	/* external */
@@ -75,6 +78,8 @@ struct klp_func {
 	struct list_head stack_node;
 	struct klp_object *obj;
 	unsigned int id;
+	unsigned long old_size;
+	unsigned long new_size;
 };
 
 /**

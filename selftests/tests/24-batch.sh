@@ -18,11 +18,14 @@ SUM=/sys/kernel/debug/klp_test_many/sum
 assert_eq "unpatched: the functions return 0 ... 255" 32640 "$(cat $SUM)"
 
 # The calls into ftrace that change what is hooked, ftrace's pass over the
-# call sites (one per update), and each kind of grace period.
+# call sites (one per update), each kind of grace period, and the core's
+# wait for its ftrace handlers (schedule_on_each_cpu(): once a transition
+# that popped funcs completes, before its stacks are unmarked).
 FTRACE_CALLS="ftrace_set_filter_ips ftrace_set_filter_ip register_ftrace_function unregister_ftrace_function"
 GPS="synchronize_rcu synchronize_rcu_tasks synchronize_rcu_tasks_rude"
+HSYNC=schedule_on_each_cpu
 probes=
-for f in $FTRACE_CALLS ftrace_modify_all_code $GPS; do
+for f in $FTRACE_CALLS ftrace_modify_all_code $GPS $HSYNC; do
 	if awk -v f="$f" '$3 == f { found = 1 } END { exit !found }' /proc/kallsyms; then
 		probes+=${probes:+,}$f
 	else
@@ -78,6 +81,9 @@ for op in on off; do
 			v=$(count_of "${c[$n]}" $gp)
 			[ -n "$v" ] && check "$op, $n functions: at most one $gp" [ "$v" -le 1 ]
 		done
+		# a disable pops: one wait for the handlers; an enable none
+		assert_eq "$op, $n functions: waits for the handlers" \
+			"$([ $op = off ] && echo 1 || echo 0)" "$(( $(count_of "${c[$n]}" $HSYNC) + 0 ))"
 	done
 	assert_eq "$op: the same counts for 1, 16 and 256 functions" \
 		"${c[1]} | ${c[1]}" "${c[16]} | ${c[256]}"
@@ -98,13 +104,13 @@ c=$(counted klp_test_many16 0)
 diag "unstack 16 from 256: $c"
 c+=" $(counted klp_test_many16 1)"
 diag "stack 16 on 256 again: $c"
-assert_eq "unstack and stack 16 on 256: no call into ftrace, no grace period" "0 0" \
-	"$(calls "$c") $(for gp in $GPS; do count_of "$c" $gp; done | awk '{ s += $1 } END { print s + 0 }')"
+assert_eq "unstack and stack 16 on 256: no call into ftrace, no grace period, one wait for the handlers (the unstack's)" "0 0 1" \
+	"$(calls "$c") $(for gp in $GPS; do count_of "$c" $gp; done | awk '{ s += $1 } END { print s + 0 }') $(count_of "$c" $HSYNC | awk '{ s += $1 } END { print s + 0 }')"
 assert_eq "klp_test_many16 on top again" $((32640 + 256000)) "$(cat $SUM)"
 c=$(counted klp_test_many256 0)
 diag "disable 256 beside 16: $c"
-assert_eq "disable beside a patch: one call into ftrace, no grace period but RCU's" \
-	"1 1 0" "$(calls "$c") $(count_of "$c" synchronize_rcu) $(( $(count_of "$c" synchronize_rcu_tasks) + 0 ))"
+assert_eq "disable beside a patch: one call into ftrace, no grace period but RCU's, one wait for the handlers" \
+	"1 1 0 1" "$(calls "$c") $(count_of "$c" synchronize_rcu) $(( $(count_of "$c" synchronize_rcu_tasks) + 0 )) $(( $(count_of "$c" $HSYNC) + 0 ))"
 assert_eq "the 16 functions are klp_test_many16's again" $((32640 + 16000)) "$(cat $SUM)"
 check "klp_test_many16 disabled" set_enabled klp_test_many16 0
 

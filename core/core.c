@@ -193,13 +193,6 @@ static int __klp_enable_patch(struct klp_patch *patch)
 	if (WARN_ON(patch->state != KLP_DISABLED))
 		return -EINVAL;
 
-	ret = klp_check_states(patch);
-	if (ret) {
-		trace_klp_enable_failed(klp_next_seq(), klp_patch_name(patch),
-					"", "", ret);
-		return ret;
-	}
-
 	pr_notice("enabling patch '%s'\n", klp_patch_name(patch));
 
 	/* Every task in the unpatched state: the pushes reach none yet. */
@@ -348,6 +341,20 @@ static int klp_set_patch_state_locked(struct klp_patch *patch, int state)
 
 	lockdep_assert_held(&klp_mutex);
 
+	/*
+	 * A patch that cannot take over the states of those enabled is
+	 * refused first, as upstream's klp_enable_patch() does: the same
+	 * error whether or not a transition runs.
+	 */
+	if (state == KLP_ENABLED && patch->state == KLP_DISABLED &&
+	    !klp_in_transition(patch)) {
+		ret = klp_check_states(patch);
+		if (ret) {
+			trace_klp_enable_failed(klp_next_seq(),
+						klp_patch_name(patch), "", "", ret);
+			goto trace;
+		}
+	}
 	ret = klp_transition_request(patch, state);
 	if (ret <= 0)
 		goto trace;

@@ -75,7 +75,7 @@ const char *klp_fault_call_check(void)
 
 static unsigned int redirect_delay_ms;
 module_param(redirect_delay_ms, uint, 0600);
-MODULE_PARM_DESC(redirect_delay_ms, "debug: the ftrace handler waits this long between reading the winner and tracing it");
+MODULE_PARM_DESC(redirect_delay_ms, "debug: the ftrace handler waits this long between reading the winner and the transition mark");
 
 void notrace klp_fault_redirect_delay(void)
 {

@@ -19,10 +19,12 @@ int klp_fault(const char *site);
 const char *klp_fault_call_check(void);
 
 /*
- * The ftrace handler calls it between reading the winner and tracing it:
- * /sys/module/klp/parameters/redirect_delay_ms holds it there that long,
- * so a test can free what the handler still reads (the race a grace
- * period must close).
+ * The ftrace handler calls it between reading the winner and reading the
+ * stack's transition mark, on both of its paths (and so before it traces
+ * the winner): /sys/module/klp/parameters/redirect_delay_ms holds it there
+ * that long, so that a test can complete a transition, pop the winner or
+ * free what the handler still reads in between (the races that
+ * klp_transition_unmark()'s wait and the grace periods must close).
  */
 void klp_fault_redirect_delay(void);
 #else

@@ -98,6 +98,7 @@ klp_traced_winner(struct klp_func_stack *stack)
 
 	func = list_first_or_null_rcu(&stack->funcs, struct klp_func,
 				      stack_node);
+	klp_fault_redirect_delay();
 	smp_rmb();	/* the winner, then the mark: see klp_push() */
 	if (unlikely(READ_ONCE(stack->trans)))
 		func = klp_transition_func(stack);
@@ -146,6 +147,7 @@ void notrace klp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 		if (!trace_klp_redirect_enabled()) {
 			/* pairs with klp_stack_publish()'s release */
 			new_func = smp_load_acquire(&stack->new_func);
+			klp_fault_redirect_delay();
 			if (unlikely(READ_ONCE(stack->trans))) {
 				func = klp_transition_func(stack);
 				new_func = func ? func->new_func : NULL;
@@ -158,7 +160,6 @@ void notrace klp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 		if (!func)
 			break;
 		klp_set_ip(fregs, (unsigned long)func->new_func);
-		klp_fault_redirect_delay();
 		/*
 		 * A func popped now keeps its kobject's name until a grace
 		 * period has passed (klp_free_patch()).

@@ -144,9 +144,10 @@ assert_eq "both originals, no ftrace entry left" "100 200 0" \
 # --- a popped func's name outlives the handler's readers ---------------------
 # The api's patch goes over p3 on klp_target_c; a caller is held in the
 # handler (redirect_delay_ms) between reading the api's func and tracing
-# its name, while the api's patch is disabled (a pop that waits for
-# nobody) and unregistered (its kobjects' names freed).  The event must
-# still name klp_target_c: the free waits for the handler.
+# its name, while the api's patch is disabled and unregistered (its
+# kobjects' names freed).  The disable's transition completes only once
+# the held caller is out of the handler (it had not switched), and the
+# event must still name klp_target_c: the free waits for the handler.
 check "p3 enabled on klp_target_c" set_enabled klp_test_probe 1
 assert_eq "the api's patch enables over p3" "0 8003" "$(api enable) $(target c)"
 echo 0 > "$inst/events/klp/klp_func_push/enable"
@@ -157,8 +158,9 @@ echo 500 > $DELAY
 target_call c 2 > /dev/null &
 caller=$!
 sleep 0.2
-assert_eq "disable and unregister while the handler holds the api's func" "0 0" \
-	"$(api disable) $(api unregister)"
+assert_eq "disable while the handler holds the api's func" 0 "$(api disable)"
+check "its transition completes once the held caller is out" wait_transition klp_test_api
+assert_eq "unregister" 0 "$(api unregister)"
 wait $caller
 echo 0 > $DELAY
 echo 0 > "$inst/events/klp/klp_redirect/enable"

@@ -6,6 +6,7 @@
 #   make run        boot the guest with a live patch, a workload and klptop
 #   make check      every test, host and guest; ends "N passed, N failed"
 #   make bench      benchmarks in the guest (bench/results.json)
+#   make torture    the torture test in a guest (SEED=, STEPS=, TIME=)
 #   make check-debug  every test again on a lockdep/KASAN kernel built from
 #                   Debian's linux-source (not in CI: it builds a kernel)
 #   make vmlinux.h  regenerate vmlinux.h from the target kernel's BTF
@@ -60,6 +61,13 @@ KMODS := . $(FAULT_DIR)
 # The fault-injection build of the core (for the selftests only): the same
 # sources, linked into its own kbuild directory, with KLP_FAULT_INJECT=y.
 FAULT_DIR := $(OUT)/core-fault
+# The torture test's modules (selftests/torture/): each module's source
+# linked under its name into its own kbuild directory.
+TORTURE_DIR := $(OUT)/torture
+include selftests/torture/kinds.mk
+TORTURE_LINKS := ktt_park.c:ktt_park.c ktt.h:ktt.h Kbuild:Kbuild kinds.mk:kinds.mk \
+	$(foreach s,$(KTT_SIDES),ktt_tgt.c:ktt_tgt_$(s).c) \
+	$(foreach k,$(KTT_KINDS),$(foreach s,$(KTT_SIDES),ktt_patch.c:ktt_$(k)_$(s).c))
 CORE_SRCS := $(filter-out %.mod.c,$(wildcard core/*.c)) $(wildcard core/*.h) core/Kbuild
 
 BPF_PROGS := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))
@@ -67,7 +75,7 @@ SKELS := $(patsubst %,$(BPF_OUT)/%.skel.h,$(BPF_PROGS))
 TOOLS := $(BIN)/klptop $(BIN)/klp-trace $(BIN)/klp-exporter
 TOOL_OBJS := $(patsubst %.c,$(OUT)/obj/%.o,$(notdir $(wildcard userspace/*/*.c)))
 
-.PHONY: all modules userspace deps run check check-debug bench clean kernel-check \
+.PHONY: all modules userspace deps run check check-debug bench torture clean kernel-check \
 	install install-dkms-src
 
 all: modules userspace
@@ -88,6 +96,10 @@ modules: kernel-check
 	$(KBUILD) M=$(CURDIR) modules
 	mkdir -p $(FAULT_DIR) && ln -sf $(addprefix $(CURDIR)/,$(CORE_SRCS)) $(FAULT_DIR)/
 	$(KBUILD) M=$(CURDIR)/$(FAULT_DIR) KLP_FAULT_INJECT=y modules
+	@mkdir -p $(TORTURE_DIR) && $(foreach l,$(TORTURE_LINKS),\
+		ln -sf $(CURDIR)/selftests/torture/$(word 1,$(subst :, ,$(l))) \
+			$(TORTURE_DIR)/$(word 2,$(subst :, ,$(l))) &&) true
+	$(KBUILD) M=$(CURDIR)/$(TORTURE_DIR) KBUILD_EXTRA_SYMBOLS=$(CURDIR)/Module.symvers modules
 	scripts/upstream-selftests.sh $(KDIR)
 
 userspace: $(TOOLS)
@@ -175,6 +187,20 @@ bench: deps
 	$(MAKE) all
 	bench/run.sh
 
+# The torture (selftests/torture/klp_torture.py) in one guest: SEED (a
+# number, or several separated by ':'; default: the time), STEPS (60),
+# TIME (a soak of that many seconds instead of STEPS), on single-threaded
+# TCG.  A failure prints the SEED and STEPS that replay it.
+SEED ?= $(shell date +%s)
+STEPS ?= 60
+TIME ?= 0
+torture: deps
+	$(MAKE) all
+	@echo "torture: SEED=$(SEED) STEPS=$(STEPS) TIME=$(TIME) on $(KVER)"
+	KLP_ACCEL=tcg,thread=single selftests/guest/boot.sh \
+		-t $$(( $(TIME) + 600 + 10 * $(STEPS) )) \
+		selftests/tests/27-torture.sh $(SEED) $(STEPS) $(TIME) verbose
+
 # The core's sources as DKMS wants them: /usr/src/klp-<version>/
 DKMS_SRC := $(DESTDIR)/usr/src/klp-$(KLP_VERSION)
 install-dkms-src:
@@ -198,5 +224,5 @@ install: userspace $(SKELS:.skel.h=.bpf.o) install-dkms-src
 	@echo "  dkms install klp/$(KLP_VERSION)"
 
 clean:
-	for d in $(KMODS); do $(KBUILD) M=$(CURDIR)/$$d clean >/dev/null 2>&1 || true; done
+	for d in $(KMODS) $(TORTURE_DIR); do $(KBUILD) M=$(CURDIR)/$$d clean >/dev/null 2>&1 || true; done
 	rm -rf $(BPF_OUT) $(BIN) $(OUT)/obj $(OUT)/guest $(OUT)/upstream

@@ -1,0 +1,44 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# klp-accel: tcg,thread=single
+# klp-timeout: 900
+# klp-min-results: 2
+# The torture: seeded random sequences of what a user can do (load,
+# disable, reverse, force, remove patches of a pool; reload the target;
+# sleepers parked inside old and new functions; storms that fork and exec
+# from threads that are not their group's leader; a CPU off and on), done
+# on klp and on the kernel's own livepatch, whose observable outcomes must
+# agree after every step, with klp's invariants (no mixed versions, no
+# module gone under a sleeper, transitions held exactly while a sleeper
+# holds them) checked on both (selftests/torture/klp_torture.py).
+# Single-threaded TCG: the first patch of a function is enabled while the
+# storms call it (doc/testing.md).
+#
+# Usage in the guest: 27-torture.sh [SEEDS [STEPS [SECONDS [VERBOSE]]]]
+# (SEEDS separated by ':'; make torture passes them; SECONDS: soak)
+. "$(dirname "$0")/../lib.sh"
+ktap_start "torture: klp and the builtin livepatch under the same random sequences"
+
+seeds=${1:-1:2}
+steps=${2:-60}
+seconds=${3:-0}
+verbose=${4:+-v}
+
+klp_insmod klp || bail "core loads"
+check "the builtin livepatch's sysfs tree is there" [ -d /sys/kernel/livepatch ]
+for seed in ${seeds//:/ }; do
+	out=$(python3 "$KLP_TOP/selftests/torture/klp_torture.py" --seed "$seed" \
+		--steps "$steps" --time "$seconds" --moddir "$KLP_TOP/build/torture" \
+		$verbose 2>&1)
+	rc=$?
+	grep -v '^ktt-result: ' <<< "$out" | sed 's/^\([^#]\)/# \1/'
+	result=$(sed -n 's/^ktt-result: //p' <<< "$out")
+	case $result in
+	"ok "*) ok "${result#ok }" ;;
+	"not ok "*) not_ok "${result#not ok }" ;;
+	*) not_ok "seed $seed: the driver ended without a result (exit $rc)" ;;
+	esac
+	# a failed run leaves its sleepers and patches: no seed after it
+	[ "$rc" = 0 ] || break
+done
+ktap_finish

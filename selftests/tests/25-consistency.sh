@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # klp-accel: tcg,thread=single
 # klp-timeout: 600
-# klp-min-results: 67
+# klp-min-results: 76
 # The consistency model (core/transition.c): a patch that changes
 # klp_cm_f() and the klp_cm_g() it calls twice, around a sleep
 # (klp_test_cm.h), never lets a task run a mix of the two versions: over
@@ -77,37 +77,52 @@ insmod_err() {	# the error insmod gives for a module ("ok" if none)
 }
 
 # --- 1: never mixed ------------------------------------------------------
-echo > "$CM/results"
-echo "4 40" > "$CM/kthreads" || bail "caller kthreads"
-pids=()
-for i in 1 2; do
-	( while :; do echo 25 > "$CM/call"; done ) 2>/dev/null &
-	pids+=($!)
-done
-sleep 1
-rounds=0 complete=0 unloaded=0
-for r in 1 2 3 4 5 6; do
-	trace_clear
-	enable_patch || break
-	wait_until 60 eval '! in_transition' || break
-	sleep 0.3
-	disable_patch || break
-	wait_until 60 eval '! in_transition' || break
-	unload_patch && unloaded=$((unloaded + 1))
-	tr_actions | grep -q '^complete target=0' &&
-		complete=$((complete + 1))
-	rounds=$((rounds + 1))
-	sleep 0.3
-done
-kill "${pids[@]}" 2>/dev/null
-wait "${pids[@]}" 2>/dev/null
-echo 0 > "$CM/kthreads"
-assert_eq "mixed: 6 rounds of enable and disable" 6 "$rounds"
-assert_eq "mixed: each disable's transition completed (event)" 6 "$complete"
-assert_eq "mixed: each time the patch was freed and its module removed" 6 "$unloaded"
-assert_eq "mixed: no call got a mix of old and new (values: $(results))" 0 "$(mixed)"
-check "mixed: old pairs ran ($(count_of 11))" test "$(count_of 11)" -gt 0
-check "mixed: new pairs ran ($(count_of 122))" test "$(count_of 122)" -gt 0
+# ROUNDS rounds of enable and disable under callers asleep inside
+# klp_cm_f(), on the handler's untraced path, then (traced) with
+# klp:klp_redirect enabled, its other path (klp_traced_winner()).  Each
+# counts only if the window was hit: a sweep found a caller inside
+# klp_cm_f() (a klp_task_blocked event naming it).
+never_mixed() {	# never_mixed WHAT ROUNDS
+	local what=$1 n=$2 r pids=() i
+	echo > "$CM/results"
+	echo "4 40" > "$CM/kthreads" || bail "caller kthreads"
+	for i in 1 2; do
+		( while :; do echo 25 > "$CM/call"; done ) 2>/dev/null &
+		pids+=($!)
+	done
+	sleep 1
+	rounds=0 complete=0 unloaded=0 held=0
+	for r in $(seq "$n"); do
+		trace_clear
+		enable_patch || break
+		wait_until 60 eval '! in_transition' || break
+		sleep 0.3
+		disable_patch || break
+		wait_until 60 eval '! in_transition' || break
+		unload_patch && unloaded=$((unloaded + 1))
+		tr_actions | grep -q '^complete target=0' &&
+			complete=$((complete + 1))
+		grep -q 'klp_task_blocked: .* func=klp_cm_f on_stack' "$INST/trace" &&
+			held=$((held + 1))
+		rounds=$((rounds + 1))
+		sleep 0.3
+	done
+	kill "${pids[@]}" 2>/dev/null
+	wait "${pids[@]}" 2>/dev/null
+	echo 0 > "$CM/kthreads"
+	assert_eq "$what: $n rounds of enable and disable" "$n" "$rounds"
+	assert_eq "$what: each disable's transition completed (event)" "$n" "$complete"
+	assert_eq "$what: each time the patch was freed and its module removed" "$n" "$unloaded"
+	check "$what: a sweep found a caller inside klp_cm_f() ($held of $n rounds)" \
+		test "$held" -gt 0
+	assert_eq "$what: no call got a mix of old and new (values: $(results))" 0 "$(mixed)"
+	check "$what: old pairs ran ($(count_of 11))" test "$(count_of 11)" -gt 0
+	check "$what: new pairs ran ($(count_of 122))" test "$(count_of 122)" -gt 0
+}
+never_mixed mixed 6
+echo 1 > "$INST/events/klp/klp_redirect/enable" || bail "enable klp_redirect"
+never_mixed "mixed, traced" 3
+echo 0 > "$INST/events/klp/klp_redirect/enable"
 
 # --- 2: a user task asleep in a patched syscall ----------------------------
 echo > "$CM/rearm"

@@ -15,7 +15,8 @@
  * Per side (k: klp, b: builtin): calls (what each function's winner
  * returns now), pair (one call of OUTER, for the storms), log (the
  * callbacks' lines, read and cleared), mixed (calls of OUTER that met
- * another INNER than their own).
+ * another INNER than their own), counts (the calls each code of each
+ * function took).
  */
 #include <linux/debugfs.h>
 #include <linux/delay.h>
@@ -32,6 +33,7 @@
 #define KTT_SLEEPERS	3	/* kthreads per side */
 #define KTT_PARKERS	4	/* user tasks that park themselves */
 #define KTT_LOG_LEN	8192
+#define KTT_MAX_VER	100	/* versions counted: the pool's are below */
 
 static const char * const ktt_core_names[KTT_NR_CORES] = { "k", "b" };
 static const char * const ktt_fn_names[KTT_NR_FNS] = {
@@ -74,6 +76,7 @@ struct ktt_sleeper {
  * @target:	its target's functions, if loaded (@lock)
  * @loaded:	@target is valid
  * @mixed:	calls of OUTER that met another INNER
+ * @calls:	by function and version: the calls that ran that code
  * @log:	the callbacks' lines since the last read (@lock)
  * @log_len:	bytes in @log
  * @sleepers:	its sleeper kthreads
@@ -83,6 +86,7 @@ struct ktt_side {
 	struct ktt_target target;
 	bool loaded;
 	atomic_t mixed;
+	atomic_t calls[KTT_NR_FNS][KTT_MAX_VER];
 	char *log;
 	size_t log_len;
 	struct ktt_sleeper sleepers[KTT_SLEEPERS];
@@ -201,6 +205,8 @@ void ktt_enter(int core, int fn, int version, const char *modname)
 {
 	struct ktt_sleeper *s;
 
+	if (version >= 0 && version < KTT_MAX_VER)
+		atomic_inc(&ktt.side[core].calls[fn][version]);
 	spin_lock(&ktt.lock);
 	s = ktt_sleeper_of(core, fn);
 	if (s && !s->released && s->state != KTT_PARKED) {
@@ -217,12 +223,19 @@ void ktt_enter(int core, int fn, int version, const char *modname)
 		return;
 	}
 	wake_up(&ktt.status_wq);
-	/* interruptible: the builtin's sweeps wake sleeping kthreads */
-	while (!READ_ONCE(s->released) &&
-	       !(s->task && kthread_should_stop()) &&
-	       !(!s->task && fatal_signal_pending(current)))
-		wait_event_interruptible(s->wq, READ_ONCE(s->released) ||
-					 (s->task && kthread_should_stop()));
+	if (s->task) {
+		/* interruptible: both sides' sweeps wake sleeping kthreads */
+		while (!READ_ONCE(s->released) && !kthread_should_stop())
+			wait_event_interruptible(s->wq, READ_ONCE(s->released) ||
+						 kthread_should_stop());
+	} else {
+		/*
+		 * killable only: a fake signal (both sides send one to a user
+		 * task that holds a transition) must not end the park; an
+		 * exec of another thread (de_thread()'s SIGKILL) does
+		 */
+		wait_event_killable(s->wq, READ_ONCE(s->released));
+	}
 	spin_lock(&ktt.lock);
 	s->state = KTT_CALLING;
 	spin_unlock(&ktt.lock);
@@ -469,6 +482,23 @@ static int ktt_pair_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(ktt_pair);
 
+/* "<fn> <version> <calls>" for each code of each function that ran */
+static int ktt_counts_show(struct seq_file *m, void *v)
+{
+	struct ktt_side *side = &ktt.side[(long)m->private];
+	int fn, ver, n;
+
+	for (fn = 0; fn < KTT_NR_FNS; fn++) {
+		for (ver = 0; ver < KTT_MAX_VER; ver++) {
+			n = atomic_read(&side->calls[fn][ver]);
+			if (n)
+				seq_printf(m, "%s %d %d\n", ktt_fn_names[fn], ver, n);
+		}
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ktt_counts);
+
 static int ktt_mixed_show(struct seq_file *m, void *v)
 {
 	seq_printf(m, "%d\n", atomic_read(&ktt.side[(long)m->private].mixed));
@@ -553,6 +583,8 @@ static int ktt_start_side(int core)
 			    &ktt_pair_fops);
 	debugfs_create_file("mixed", 0400, side->dir, (void *)(long)core,
 			    &ktt_mixed_fops);
+	debugfs_create_file("counts", 0400, side->dir, (void *)(long)core,
+			    &ktt_counts_fops);
 	debugfs_create_file("log", 0400, side->dir, side, &ktt_log_fops);
 	return 0;
 }

@@ -23,9 +23,13 @@
  *  rn    61   f3                             atomic replace: the others' functions go back to the original
  *  cb    71   f2 vm                          callbacks on both objects
  *  sh    81   f3                             a shadow variable, allocated and freed in callbacks
- *  st1   91   f1                             state 1, version 1
+ *  st1   91   f1 vm                          state 1, version 1
  *  st2   92   f1 f2 f3 outer inner vm        atomic replace, state 1, version 2
- *  st0   93   f2                             state 1, version 0: refused beside a higher version
+ *  st0   93   f2 vm                          state 1, version 0: refused beside a higher version
+ *
+ * klp_get_prev_state() may be called only in a transition (the builtin
+ * warns otherwise): the callbacks of a module object also run when its
+ * module comes or goes, so only the vmlinux object's ask for it.
  */
 #include <linux/module.h>
 #include <linux/seq_file.h>
@@ -89,6 +93,7 @@
 #elif defined(KTT_KIND_st1)
 #define KTT_VER 91
 #define KTT_HAS_F1
+#define KTT_HAS_VMF
 #define KTT_CALLBACKS
 #define KTT_STATE 1
 #elif defined(KTT_KIND_st2)
@@ -104,6 +109,7 @@
 #elif defined(KTT_KIND_st0)
 #define KTT_VER 93
 #define KTT_HAS_F2
+#define KTT_HAS_VMF
 #define KTT_CALLBACKS
 #define KTT_STATE 0
 #else
@@ -190,7 +196,8 @@ static void ktt_cb_log(struct klp_object *obj, const char *cb)
 
 #ifdef KTT_STATE
 	state = klp_get_state(&ktt_patch, 1);
-	prev = klp_get_prev_state(1);
+	if (!obj->name)
+		prev = klp_get_prev_state(1);
 #endif
 	shadow = klp_shadow_get(KTT_SHADOW_OBJ, KTT_SHADOW_ID);
 	ktt_log(KTT_SIDE, "%s %s %s state=%d prev=%d shadow=%d",

@@ -65,7 +65,7 @@ FAULT_DIR := $(OUT)/core-fault
 # linked under its name into its own kbuild directory.
 TORTURE_DIR := $(OUT)/torture
 include selftests/torture/kinds.mk
-TORTURE_LINKS := ktt_park.c:ktt_park.c ktt.h:ktt.h Kbuild:Kbuild kinds.mk:kinds.mk \
+TORTURE_LINKS := ktt_sleepers.c:ktt_sleepers.c ktt_debugfs.c:ktt_debugfs.c ktt_park.h:ktt_park.h ktt.h:ktt.h Kbuild:Kbuild kinds.mk:kinds.mk \
 	$(foreach s,$(KTT_SIDES),ktt_tgt.c:ktt_tgt_$(s).c) \
 	$(foreach k,$(KTT_KINDS),$(foreach s,$(KTT_SIDES),ktt_patch.c:ktt_$(k)_$(s).c))
 CORE_SRCS := $(filter-out %.mod.c,$(wildcard core/*.c)) $(wildcard core/*.h) core/Kbuild

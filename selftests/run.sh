@@ -223,7 +223,7 @@ if [ "$also" = missing ]; then
 	failed=$((failed + 1)); failures+=("no second kernel (6.12) to run on")
 	also=
 fi
-also_groups=${KLP_ALSO_GROUPS:-10-core 11-stack 12-deferred 13-symbols 14-builtin 15-reloc 17-hardening 18-ibt 19-shadow 20-sympos 21-callbacks 22-replace 23-state 24-batch 25-consistency 30-tracing 40-klptop 42-exporter 43-livepatch-source 45-transitions}
+also_groups=${KLP_ALSO_GROUPS:-10-core 11-stack 12-deferred 13-symbols 14-builtin 15-reloc 17-hardening 18-ibt 19-shadow 20-sympos 21-callbacks 22-replace 23-state 24-batch 25-consistency 26-edges 27-torture 30-tracing 40-klptop 42-exporter 43-livepatch-source 45-transitions}
 if [ -n "$also" ] && [ "$also" != "${KVER:-}" ]; then
 	echo "# ==== the same groups on $also: $also_groups"
 	if make -s -C "$top" all KVER="$also" > "$log/build" 2>&1; then

@@ -10,7 +10,11 @@
  * calls made by the task whose pid is written to
  * /sys/kernel/debug/klp_test_exec/pid: a thread that had switched to the
  * patched state must run it; one that reads its leader's state runs the
- * original, which counts nothing.  ktt_f3 returns 500.
+ * original, which counts nothing.  ktt_f3 returns 500.  And kthreadd(),
+ * which runs once, from boot, and never returns: kthreadd sleeps inside
+ * its old code for good, so it never switches and holds the transition
+ * until it is reversed, and every kthread made meanwhile is a child of a
+ * task that has not switched.
  */
 #include <linux/debugfs.h>
 #include <linux/module.h>
@@ -53,8 +57,15 @@ static struct klp_func klp_exec_tgt_funcs[] = {
 	{ }
 };
 
+/* never runs: kthreadd() is called once, at boot */
+static int klp_exec_new_kthreadd(void *unused)
+{
+	return 0;
+}
+
 static struct klp_func klp_exec_vm_funcs[] = {
 	{ .old_name = "flush_signal_handlers", .new_func = klp_exec_new_flush },
+	{ .old_name = "kthreadd", .new_func = klp_exec_new_kthreadd },
 	{ }
 };
 

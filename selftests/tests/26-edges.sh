@@ -20,8 +20,8 @@ ktap_start "the consistency model's edges"
 
 K=/sys/kernel/debug/ktt
 TT=$KLP_TOP/build/torture
-insmod "$KLP_TOP/build/core-fault/klp.ko" || bail "core (fault build) loads"
 klp_events_load || bail "events"
+insmod "$KLP_TOP/build/core-fault/klp.ko" || bail "core (fault build) loads"
 for m in ktt_park ktt_tgt_k ktt_tgt_b; do
 	insmod "$TT/$m.ko" || bail "$m loads"
 done
@@ -90,13 +90,17 @@ delay_race "traced"
 echo 0 > "$inst/events/klp/klp_redirect/enable"
 rmdir "$inst"
 
-# --- exec by a thread that is not the leader, and a child -------------------
-# klp_test_exec changes ktt_f3 and flush_signal_handlers() together; the
-# leader of a process, parked in the original ktt_f3, holds the
-# transition; its other thread, asleep in user space, switches; then it
-# execs: de_thread() kills the leader and gives the thread the leader's
-# pid, and the thread runs flush_signal_handlers() in its own state, the
-# patched one.  A child of the switched shell runs the patched ktt_f3.
+# --- exec by a thread that is not the leader, and children -----------------
+# klp_test_exec changes ktt_f3, flush_signal_handlers() and kthreadd()
+# together.  kthreadd sleeps in its old code for good: it holds the
+# transition, and a kthread made meanwhile (kthreadd makes it) starts
+# unswitched and runs the original ktt_f3, while a child of the switched
+# shell runs the patched one.  A process's leader, parked in the original
+# ktt_f3, holds it too; its other thread, asleep in user space, switches;
+# then it execs: de_thread() kills the leader and gives the thread the
+# leader's pid, and the thread runs flush_signal_handlers() in its own
+# state, the patched one.  Written back to 0, the transition goes back
+# at once: kthreadd never left the unpatched state.
 tmp=$(mktemp -d)
 python3 "$KLP_TOP/selftests/torture/ktt_exec.py" k f3 "$tmp/go" "$tmp/tid" &
 leader=$!
@@ -106,20 +110,27 @@ wait_until 10 eval "[ -s $tmp/tid ]"
 thread=$(cat "$tmp/tid")
 check "exec: klp_test_exec loads" insmod "$(klp_modpath klp_test_exec)"
 echo "$leader" > /sys/kernel/debug/klp_test_exec/pid
-check "exec: the leader holds the transition" \
-	eval "sleep 1.5; [ \"\$(cat $KLP_SYSFS/klp_test_exec/transition)\" = 1 ]"
-check "exec: klp/state names the leader" \
+XS=$KLP_SYSFS/klp_test_exec
+check "exec: the leader and kthreadd hold the transition" \
+	eval "sleep 1.5; [ \"\$(cat $XS/transition)\" = 1 ]"
+check "exec: klp/state names the leader in ktt_f3" \
 	wait_until 5 eval "grep -q '^blocked $leader 3 ktt_f3 ' /sys/kernel/debug/klp/state"
+check "exec: klp/state names kthreadd in kthreadd" \
+	eval "grep -q '^blocked 2 3 kthreadd ' /sys/kernel/debug/klp/state"
 check "exec: the other thread ($thread) has switched (not named)" \
 	eval "! grep -q '^blocked $thread ' /sys/kernel/debug/klp/state"
-assert_eq "exec: a child of the switched shell runs the patched ktt_f3" 500 "$(fn f3)"
+assert_eq "fork: a child of the switched shell runs the patched ktt_f3" 500 "$(fn f3)"
+echo "spawn k f3" > "$K/ctl"
+wait_until 10 eval "[ \"\$(cat $K/k/spawned)\" != -2 ]"
+assert_eq "fork: a kthread made by the unswitched kthreadd runs the original ktt_f3" \
+	0 "$(cat $K/k/spawned)"
 touch "$tmp/go"
 wait $leader
 assert_eq "exec: the thread ran the patched flush_signal_handlers() under its leader's pid" \
 	1 "$(cat /sys/kernel/debug/klp_test_exec/calls)"
-check "exec: with the leader gone the transition completes" \
-	wait_until 20 eval "[ \"\$(cat $KLP_SYSFS/klp_test_exec/transition)\" = 0 ]"
-check "exec: disabled" set_enabled klp_test_exec 0
+check "exec: kthreadd still holds it" eval "[ \"\$(cat $XS/transition)\" = 1 ]"
+check "exec: written back to 0, it completes at once" \
+	eval "echo 0 > $XS/enabled && wait_until 5 eval '[ ! -d $XS ]'"
 check "exec: removed" wait_until 20 eval "rmmod klp_test_exec 2>/dev/null"
 rm -rf "$tmp"
 

@@ -26,13 +26,15 @@ verbose=${4:+-v}
 
 klp_insmod klp || bail "core loads"
 check "the builtin livepatch's sysfs tree is there" [ -d /sys/kernel/livepatch ]
+out=$(mktemp)
 for seed in ${seeds//:/ }; do
-	out=$(python3 "$KLP_TOP/selftests/torture/klp_torture.py" --seed "$seed" \
+	# streamed as it goes (a hung step shows where it hung)
+	python3 -u "$KLP_TOP/selftests/torture/klp_torture.py" --seed "$seed" \
 		--steps "$steps" --time "$seconds" --moddir "$KLP_TOP/build/torture" \
-		$verbose 2>&1)
-	rc=$?
-	grep -v '^ktt-result: ' <<< "$out" | sed 's/^\([^#]\)/# \1/'
-	result=$(sed -n 's/^ktt-result: //p' <<< "$out")
+		$verbose 2>&1 | tee "$out" | grep --line-buffered -v '^ktt-result: ' |
+		sed -u 's/^\([^#]\)/# \1/'
+	rc=${PIPESTATUS[0]}
+	result=$(sed -n 's/^ktt-result: //p' "$out")
 	case $result in
 	"ok "*) ok "${result#ok }" ;;
 	"not ok "*) not_ok "${result#not ok }" ;;
@@ -41,4 +43,5 @@ for seed in ${seeds//:/ }; do
 	# a failed run leaves its sleepers and patches: no seed after it
 	[ "$rc" = 0 ] || break
 done
+rm -f "$out"
 ktap_finish

@@ -43,10 +43,27 @@ SLOTS = 3
 STORM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ktt_storm.py")
 QUIET_TIMEOUT = 30	# s for a transition that nothing holds to complete
 HELD_WAIT = 1.2		# s a held transition is watched before comparing
+STEP_TIMEOUT = 120	# s a step may take before the run is declared hung
 
 
 class Failure(Exception):
     pass
+
+
+def hung(signum, frame):
+    """A step that never ends: what every task blocked in the kernel waits in."""
+    lines = []
+    for pid in sorted(int(p) for p in os.listdir("/proc") if p.isdigit()):
+        stat = ktt_sides.read("/proc/%d/stat" % pid, "") or ""
+        if ") D " not in stat and "ktt" not in stat and "insmod" not in stat \
+                and "rmmod" not in stat:
+            continue
+        stack = ktt_sides.read("/proc/%d/stack" % pid, "") or ""
+        lines.append("%s\n%s" % (stat.split(")")[0] + ")", stack.strip()))
+    raise Failure("a step took over %d s; tasks of interest:\n%s\nsleepers:\n%s\nklp/state:\n%s"
+                  % (STEP_TIMEOUT, "\n".join(lines),
+                     ktt_sides.read(os.path.join(DEBUG, "sleepers"), ""),
+                     ktt_sides.read("/sys/kernel/debug/klp/state", "")))
 
 
 class Torture:
@@ -260,9 +277,11 @@ class Torture:
         op = "%s %s" % (name, arg) if arg is not None else name
         self.ops.append(op)
         self.log(op)
+        signal.alarm(STEP_TIMEOUT)
         getattr(self, "op_" + name)(op, arg)
         self.settle(op)
         self.observe(op)
+        signal.alarm(0)
 
     def op_insmod(self, op, kind):
         self.agree(op, self.both(lambda s: s.insmod(kind)))
@@ -416,6 +435,7 @@ def main():
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
 
+    signal.signal(signal.SIGALRM, hung)
     t = Torture(args.seed, args.moddir, args.verbose)
     t0 = time.monotonic()
     try:

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * ktt_park.c - the torture test's switchboard (see ktt.h)
+ * ktt_sleepers.c - the torture test's switchboard, ktt_park (see ktt.h)
  *
  * The torture driver (klp_torture.py) asks it, through
  * /sys/kernel/debug/ktt/ctl, to send a sleeper kthread into a target
@@ -16,90 +16,25 @@
  * returns now), pair (one call of OUTER, for the storms), log (the
  * callbacks' lines, read and cleared), mixed (calls of OUTER that met
  * another INNER than their own), counts (the calls each code of each
- * function took).
+ * function took), spawned (what the call of a kthread made by "spawn"
+ * returned).
  */
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
-#include <linux/sched.h>
-#include <linux/seq_file.h>
 #include <linux/slab.h>
-#include <linux/spinlock.h>
-#include <linux/uaccess.h>
-#include <linux/wait.h>
-#include "ktt.h"
+#include "ktt_park.h"
 
-#define KTT_SLEEPERS	3	/* kthreads per side */
-#define KTT_PARKERS	4	/* user tasks that park themselves */
-#define KTT_LOG_LEN	8192
-#define KTT_MAX_VER	100	/* versions counted: the pool's are below */
-
-static const char * const ktt_core_names[KTT_NR_CORES] = { "k", "b" };
-static const char * const ktt_fn_names[KTT_NR_FNS] = {
+const char * const ktt_core_names[KTT_NR_CORES] = { "k", "b" };
+const char * const ktt_fn_names[KTT_NR_FNS] = {
 	"f1", "f2", "f3", "outer", "inner", "vm"
 };
-
-enum ktt_sleeper_state { KTT_IDLE, KTT_CALLING, KTT_PARKED, KTT_RETURNED };
-static const char * const ktt_state_names[] = {
+const char * const ktt_state_names[] = {
 	"idle", "calling", "parked", "returned"
 };
 
-/**
- * struct ktt_sleeper - a task sent into a function, or parking itself
- * @task:	the kthread (NULL for a user parker)
- * @pid:	the user parker's pid (0: slot free)
- * @core:	its side
- * @fn:		the function it parks in (-1: none asked)
- * @state:	enum ktt_sleeper_state
- * @released:	may leave the function
- * @mod:	the module whose code it is parked in
- * @version:	what that code returns
- * @ret:	what its last call returned
- * @wq:		it waits here, parked or idle
- */
-struct ktt_sleeper {
-	struct task_struct *task;
-	pid_t pid;
-	int core;
-	int fn;
-	int state;
-	bool released;
-	char mod[MODULE_NAME_LEN];
-	int version;
-	int ret;
-	wait_queue_head_t wq;
-};
-
-/**
- * struct ktt_side - what ktt_park holds for one side
- * @target:	its target's functions, if loaded (@lock)
- * @loaded:	@target is valid
- * @mixed:	calls of OUTER that met another INNER
- * @calls:	by function and version: the calls that ran that code
- * @log:	the callbacks' lines since the last read (@lock)
- * @log_len:	bytes in @log
- * @sleepers:	its sleeper kthreads
- * @dir:	its debugfs directory
- */
-struct ktt_side {
-	struct ktt_target target;
-	bool loaded;
-	atomic_t mixed;
-	atomic_t calls[KTT_NR_FNS][KTT_MAX_VER];
-	char *log;
-	size_t log_len;
-	struct ktt_sleeper sleepers[KTT_SLEEPERS];
-	struct dentry *dir;
-};
-
-static struct ktt {
-	spinlock_t lock;
-	struct ktt_side side[KTT_NR_CORES];
-	struct ktt_sleeper parkers[KTT_PARKERS];
-	wait_queue_head_t status_wq;
-	struct dentry *dir;
-} ktt;
+struct ktt ktt;
 
 /**
  * ktt_register_target() - a target module offers its functions
@@ -305,7 +240,7 @@ static int ktt_sleeper_fn(void *arg)
 }
 
 /* "park k 0 outer": sleeper 0 of side k calls outer and parks in it. */
-static int ktt_park_cmd(int core, int slot, int fn)
+int ktt_park_cmd(int core, int slot, int fn)
 {
 	struct ktt_sleeper *s = &ktt.side[core].sleepers[slot];
 	int ret = 0;
@@ -328,7 +263,7 @@ static int ktt_park_cmd(int core, int slot, int fn)
 	return ret;
 }
 
-static void ktt_release(struct ktt_sleeper *s)
+void ktt_release(struct ktt_sleeper *s)
 {
 	spin_lock(&ktt.lock);
 	s->released = true;
@@ -336,8 +271,35 @@ static void ktt_release(struct ktt_sleeper *s)
 	wake_up(&s->wq);
 }
 
+/*
+ * A kthread made now calls fn once and records what it got: kthreadd
+ * makes it, so it starts in kthreadd's state of a transition (26-edges
+ * holds kthreadd unswitched).
+ */
+static int ktt_spawn_fn(void *arg)
+{
+	struct ktt_side *side = arg;
+	int core = side - ktt.side;
+
+	atomic_set(&side->spawned, ktt_call(core, READ_ONCE(side->spawn_fn)));
+	return 0;
+}
+
+int ktt_spawn_cmd(int core, int fn)
+{
+	struct ktt_side *side = &ktt.side[core];
+	struct task_struct *t;
+
+	if (fn == KTT_VM)
+		return -EINVAL;
+	atomic_set(&side->spawned, -2);
+	WRITE_ONCE(side->spawn_fn, fn);
+	t = kthread_run(ktt_spawn_fn, side, "ktt_spawn_%s", ktt_core_names[core]);
+	return PTR_ERR_OR_ZERO(t);
+}
+
 /* "parkme k vm 1234": user task 1234 parks at its next call of vm. */
-static int ktt_parkme_cmd(int core, int fn, pid_t pid)
+int ktt_parkme_cmd(int core, int fn, pid_t pid)
 {
 	struct ktt_sleeper *s, *free = NULL;
 	int i;
@@ -362,7 +324,7 @@ static int ktt_parkme_cmd(int core, int fn, pid_t pid)
 	return free ? 0 : -ENOSPC;
 }
 
-static int ktt_unpark_cmd(pid_t pid)
+int ktt_unpark_cmd(pid_t pid)
 {
 	struct ktt_sleeper *s;
 	int i;
@@ -379,164 +341,6 @@ static int ktt_unpark_cmd(pid_t pid)
 	}
 	return -ENOENT;
 }
-
-static int ktt_index(const char *name, const char * const *names, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (!strcmp(name, names[i]))
-			return i;
-	return -1;
-}
-
-static ssize_t ktt_ctl_write(struct file *file, const char __user *ubuf,
-			     size_t len, loff_t *ppos)
-{
-	char buf[64], cmd[16], side[4], what[16];
-	int core, fn, slot, n, ret = -EINVAL;
-
-	if (len >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, len))
-		return -EFAULT;
-	buf[len] = '\0';
-	n = sscanf(buf, "%15s %3s %15s %d", cmd, side, what, &slot);
-	core = n >= 2 ? ktt_index(side, ktt_core_names, KTT_NR_CORES) : -1;
-	if (core < 0)
-		return -EINVAL;
-	if (n == 4 && !strcmp(cmd, "park")) {
-		/* park <side> <fn> <slot> */
-		fn = ktt_index(what, ktt_fn_names, KTT_NR_FNS);
-		if (fn >= 0 && slot >= 0 && slot < KTT_SLEEPERS)
-			ret = ktt_park_cmd(core, slot, fn);
-	} else if (n == 3 && !strcmp(cmd, "release")) {
-		/* release <side> <slot> */
-		if (!kstrtoint(what, 10, &slot) && slot >= 0 &&
-		    slot < KTT_SLEEPERS) {
-			ktt_release(&ktt.side[core].sleepers[slot]);
-			ret = 0;
-		}
-	} else if (n == 4 && !strcmp(cmd, "parkme")) {
-		/* parkme <side> <fn> <pid> */
-		fn = ktt_index(what, ktt_fn_names, KTT_NR_FNS);
-		if (fn >= 0 && slot > 0)
-			ret = ktt_parkme_cmd(core, fn, slot);
-	} else if (n == 3 && !strcmp(cmd, "unpark")) {
-		/* unpark <side> <pid> */
-		if (!kstrtoint(what, 10, &slot))
-			ret = ktt_unpark_cmd(slot);
-	}
-	return ret ?: len;
-}
-
-static const struct file_operations ktt_ctl_fops = {
-	.owner = THIS_MODULE,
-	.write = ktt_ctl_write,
-};
-
-/* Each sleeper: "<side> <slot or pid> <state> <fn> <module> <version> <pid> <ret>". */
-static void ktt_show_sleeper(struct seq_file *m, struct ktt_sleeper *s,
-			     const char *what, int id)
-{
-	seq_printf(m, "%s %s%d %s %s %s %d %d %d\n", ktt_core_names[s->core],
-		   what, id, ktt_state_names[s->state],
-		   s->fn >= 0 ? ktt_fn_names[s->fn] : "-",
-		   s->mod[0] ? s->mod : "-", s->version,
-		   s->task ? s->task->pid : s->pid, s->ret);
-}
-
-static int ktt_sleepers_show(struct seq_file *m, void *v)
-{
-	int core, i;
-
-	spin_lock(&ktt.lock);
-	for (core = 0; core < KTT_NR_CORES; core++)
-		for (i = 0; i < KTT_SLEEPERS; i++)
-			ktt_show_sleeper(m, &ktt.side[core].sleepers[i], "s", i);
-	for (i = 0; i < KTT_PARKERS; i++)
-		if (ktt.parkers[i].pid)
-			ktt_show_sleeper(m, &ktt.parkers[i], "p", i);
-	spin_unlock(&ktt.lock);
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(ktt_sleepers);
-
-static int ktt_calls_show(struct seq_file *m, void *v)
-{
-	int core = (long)m->private;
-	int fn;
-
-	for (fn = 0; fn < KTT_VM; fn++)
-		seq_printf(m, "%s%s=%d", fn ? " " : "", ktt_fn_names[fn],
-			   ktt_call(core, fn));
-	seq_putc(m, '\n');
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(ktt_calls);
-
-static int ktt_pair_show(struct seq_file *m, void *v)
-{
-	seq_printf(m, "%d\n", ktt_call((long)m->private, KTT_OUTER));
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(ktt_pair);
-
-/* "<fn> <version> <calls>" for each code of each function that ran */
-static int ktt_counts_show(struct seq_file *m, void *v)
-{
-	struct ktt_side *side = &ktt.side[(long)m->private];
-	int fn, ver, n;
-
-	for (fn = 0; fn < KTT_NR_FNS; fn++) {
-		for (ver = 0; ver < KTT_MAX_VER; ver++) {
-			n = atomic_read(&side->calls[fn][ver]);
-			if (n)
-				seq_printf(m, "%s %d %d\n", ktt_fn_names[fn], ver, n);
-		}
-	}
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(ktt_counts);
-
-static int ktt_mixed_show(struct seq_file *m, void *v)
-{
-	seq_printf(m, "%d\n", atomic_read(&ktt.side[(long)m->private].mixed));
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(ktt_mixed);
-
-static ssize_t ktt_log_read(struct file *file, char __user *ubuf, size_t len,
-			    loff_t *ppos)
-{
-	struct ktt_side *side = file->private_data;
-	char *buf;
-	size_t n;
-
-	if (*ppos)
-		return 0;
-	buf = kmalloc(KTT_LOG_LEN, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	spin_lock(&ktt.lock);
-	n = min(side->log_len, len);
-	memcpy(buf, side->log, n);
-	memmove(side->log, side->log + n, side->log_len - n);
-	side->log_len -= n;
-	side->log[side->log_len] = '\0';
-	spin_unlock(&ktt.lock);
-	if (copy_to_user(ubuf, buf, n))
-		n = -EFAULT;
-	kfree(buf);
-	*ppos += n;
-	return n;
-}
-
-static const struct file_operations ktt_log_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.read = ktt_log_read,
-};
 
 static void ktt_stop_sleepers(void)
 {
@@ -576,16 +380,8 @@ static int ktt_start_side(int core)
 			return -ENOMEM;
 		}
 	}
-	side->dir = debugfs_create_dir(ktt_core_names[core], ktt.dir);
-	debugfs_create_file("calls", 0400, side->dir, (void *)(long)core,
-			    &ktt_calls_fops);
-	debugfs_create_file("pair", 0444, side->dir, (void *)(long)core,
-			    &ktt_pair_fops);
-	debugfs_create_file("mixed", 0400, side->dir, (void *)(long)core,
-			    &ktt_mixed_fops);
-	debugfs_create_file("counts", 0400, side->dir, (void *)(long)core,
-			    &ktt_counts_fops);
-	debugfs_create_file("log", 0400, side->dir, side, &ktt_log_fops);
+	atomic_set(&side->spawned, -2);
+	ktt_debugfs_side(core);
 	return 0;
 }
 
@@ -599,9 +395,7 @@ static int __init ktt_park_init(void)
 		ktt.parkers[i].fn = -1;
 		init_waitqueue_head(&ktt.parkers[i].wq);
 	}
-	ktt.dir = debugfs_create_dir("ktt", NULL);
-	debugfs_create_file("ctl", 0200, ktt.dir, NULL, &ktt_ctl_fops);
-	debugfs_create_file("sleepers", 0400, ktt.dir, NULL, &ktt_sleepers_fops);
+	ktt_debugfs_init();
 	for (core = 0; core < KTT_NR_CORES && !ret; core++)
 		ret = ktt_start_side(core);
 	if (ret) {

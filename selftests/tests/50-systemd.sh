@@ -261,4 +261,6 @@ check "apt-get purge klp-tools: the unit goes, and its enable link" \
 check "apt-get purge klp-modules-$kver: no klp.ko left on disk" \
 	eval 'apt-get purge -y -q "klp-modules-$kver" >> /tmp/apt.log 2>&1 && ! modinfo klp > /dev/null 2>&1'
 diag "the system up $(cut -d' ' -f1 /proc/uptime) s at the end"
+# what the exporter said in this boot, for the record
+journalctl -q -o cat -u klp-exporter -b | tail -n 20 | sed 's/^/# journal: /'
 ktap_finish

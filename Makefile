@@ -69,7 +69,7 @@ TOOLS := $(BIN)/klptop $(BIN)/klp-trace $(BIN)/klp-exporter
 TOOL_OBJS := $(patsubst %.c,$(OUT)/obj/%.o,$(notdir $(wildcard userspace/*/*.c)))
 
 .PHONY: all modules userspace deps run check check-debug bench clean kernel-check \
-	install install-dkms-src deb
+	install install-dkms-src
 
 all: modules userspace
 
@@ -201,6 +201,7 @@ install: userspace $(SKELS:.skel.h=.bpf.o) install-dkms-src
 
 # Debian 12's packages, built with debhelper from a copy of the tree
 # (scripts/deb.sh; the packages are reused while the tree is unchanged)
+.PHONY: deb
 deb:
 	scripts/deb.sh
 

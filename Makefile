@@ -12,7 +12,8 @@
 #   make vmlinux.h  regenerate vmlinux.h from the target kernel's BTF
 #   make install    the tools and their man pages, the BPF object,
 #                   include/klp and the core's DKMS source
-#                   (PREFIX=/usr/local, DESTDIR)
+#                   (PREFIX=/usr/local, DESTDIR, SYSTEMD_UNITDIR)
+#   make deb        Debian packages klp-dkms and klp-tools in build/deb/
 #
 # KVER (default: the distribution's kernel, see scripts/kver.sh) or KDIR
 # select the target kernel.  `run`, `check` and `bench` first install what
@@ -209,6 +210,7 @@ install-dkms-src:
 	install -m 644 $(CORE_SRCS) $(DKMS_SRC)/core/
 	install -m 644 include/klp/*.h $(DKMS_SRC)/include/klp/
 
+SYSTEMD_UNITDIR ?= /etc/systemd/system
 install: userspace $(SKELS:.skel.h=.bpf.o) install-dkms-src
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/lib/klp $(DESTDIR)$(PREFIX)/include/klp \
 		$(DESTDIR)$(PREFIX)/share/man/man8
@@ -216,12 +218,18 @@ install: userspace $(SKELS:.skel.h=.bpf.o) install-dkms-src
 	install -m 644 man/*.8 $(DESTDIR)$(PREFIX)/share/man/man8/
 	install -m 644 $(BPF_OUT)/*.bpf.o $(DESTDIR)$(PREFIX)/lib/klp/
 	install -m 644 include/klp/*.h $(DESTDIR)$(PREFIX)/include/klp/
-	install -d $(DESTDIR)/etc/systemd/system $(DESTDIR)$(PREFIX)/share/klp/prometheus
+	install -d $(DESTDIR)$(SYSTEMD_UNITDIR) $(DESTDIR)$(PREFIX)/share/klp/prometheus
 	sed 's|@SBINDIR@|$(PREFIX)/sbin|g' prometheus/klp-exporter.service \
-		> $(DESTDIR)/etc/systemd/system/klp-exporter.service
+		> $(DESTDIR)$(SYSTEMD_UNITDIR)/klp-exporter.service
 	install -m 644 prometheus/klp.rules.yml $(DESTDIR)$(PREFIX)/share/klp/prometheus/
 	@echo "klp $(KLP_VERSION): now build and install the core for every kernel with"
 	@echo "  dkms install klp/$(KLP_VERSION)"
+
+# Debian 12's packages, built with debhelper from a copy of the tree
+# (scripts/deb.sh; the packages are reused while the tree is unchanged)
+.PHONY: deb
+deb:
+	scripts/deb.sh
 
 clean:
 	for d in $(KMODS) $(TORTURE_DIR); do $(KBUILD) M=$(CURDIR)/$$d clean >/dev/null 2>&1 || true; done

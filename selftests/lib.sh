@@ -162,6 +162,16 @@ scratch_tree() {
 		bail "scratch copy of the tree"
 }
 
+# klp_ko_check NAME KVER KLP-KO KLP_EVENTS-KO [DIR]: ok if klp.ko and
+# klp_events.ko (compressed or not) are built for KVER (their vermagic),
+# klp.ko needs klp_events (the tracepoints), and both lie in DIR if given
+klp_ko_check() {
+	local k=$2 ko=$3 ev=$4 dir=${5:-} mi
+	mi() { modinfo -F "$1" "$2" 2> /dev/null | cut -d' ' -f1; }
+	assert_eq "$1" "$k $k klp_events${dir:+ $dir $dir}" \
+		"$(mi vermagic "$ko") $(mi vermagic "$ev") $(mi depends "$ko")${dir:+ ${ko%/*}/ ${ev%/*}/}"
+}
+
 # --- guest helpers -------------------------------------------------------
 
 # klp_events_load: klp_events.ko, the module of the klp:* tracepoints

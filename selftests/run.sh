@@ -118,18 +118,41 @@ slots=${KLP_GUEST_SLOTS:-$( [ "$(nproc)" -ge 2 ] && echo 2 || echo 1)}
 free=$slots
 declare -A job_name=() job_weight=() job_t0=() job_out=() job_script=()
 
+# guest_rootfs NAME KVER: the root filesystem image a group boots
+# (# klp-rootfs: debian12, with systemd as PID 1), with this tree's
+# packages beside it for the group to install there (scripts/deb.sh,
+# scripts/rootfs.sh: each built once, and again only when what it is
+# built from changed); prints the image's path
+guest_rootfs() {
+	local debs
+	if [ "$1" != debian12 ]; then
+		echo "run.sh: no root filesystem '$1' (scripts/rootfs.sh builds debian12)" >&2
+		return 1
+	fi
+	debs=$("$top/scripts/deb.sh" -m "$2") &&
+		"$top/scripts/rootfs.sh" "$2" "$(grep '/klp-tools_' <<< "$debs")"
+}
+
 # guest_run GROUP-SCRIPT NAME KVER OUT: boot one group's guest, output to
 # OUT, boot.sh's status to OUT.rc (a background job)
 guest_run() {
-	local t=$1 name=$2 kver=$3 out=$4 args tmo accel gport rc
+	local t=$1 name=$2 kver=$3 out=$4 args tmo accel gport rc rootfs
 	args=$(sed -n 's/^# klp-boot-args: //p' "$t")
 	tmo=$(sed -n 's/^# klp-timeout: //p' "$t")
 	# a debug kernel (make check-debug) runs everything several times slower
 	tmo=$(( ${tmo:-600} * ${KLP_TIMEOUT_SCALE:-1} ))
 	accel=$(sed -n 's/^# klp-accel: //p' "$t")
 	gport=$(sed -n 's/^# klp-host-prometheus: //p' "$t")
+	rootfs=$(sed -n 's/^# klp-rootfs: //p' "$t")
 	exec > "$out" 2>&1
 	echo "# ---- $name${args:+ (kernel args: $args)}"
+	local KLP_ROOTFS=
+	if [ -n "$rootfs" ] &&
+	   ! KLP_ROOTFS=$(guest_rootfs "$rootfs" "${kver:-$("$top/scripts/kver.sh")}"); then
+		echo "not ok - $name: its root filesystem and the packages it installs are built"
+		echo rootfs > "$out.rc"
+		return
+	fi
 	local KLP_HOSTFWD= KLP_PROM_ARGS= pdir=
 	if [ -n "$gport" ]; then
 		# a Prometheus on the host, scraping the guest's port gport
@@ -142,7 +165,7 @@ guest_run() {
 		fi
 		args+="${args:+ }$KLP_PROM_ARGS"
 	fi
-	KVER=$kver KLP_ACCEL=${accel:-${KLP_ACCEL:-auto}} KLP_HOSTFWD=$KLP_HOSTFWD \
+	KVER=$kver KLP_ACCEL=${accel:-${KLP_ACCEL:-auto}} KLP_HOSTFWD=$KLP_HOSTFWD KLP_ROOTFS=$KLP_ROOTFS \
 		KLP_GUEST_WEIGHT=$(( $5 < slots ? 1 : 2 )) \
 		"$boot" -t "$tmo" ${args:+-a "$args"} "$t"
 	rc=$?
@@ -157,6 +180,10 @@ guest_count() {
 	rc=$(cat "$out.rc" 2>/dev/null || echo 3)
 	if [ "$rc" = prometheus ]; then
 		failed=$((failed + 1)); failures+=("$name: the host's Prometheus did not start")
+		return
+	fi
+	if [ "$rc" = rootfs ]; then
+		failed=$((failed + 1)); failures+=("$name: its root filesystem or packages were not built")
 		return
 	fi
 	count "$name" "$out"

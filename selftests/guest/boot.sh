@@ -14,7 +14,10 @@
 # probe boot with it succeeds), KLP_SMP (2), KLP_MEM (2G), KLP_BOOT_ARGS
 # (kernel command line words for every boot), KLP_HOSTFWD (a network card
 # on QEMU's user network with this hostfwd rule, e.g.
-# tcp:127.0.0.1:20000-:9873; none without it).
+# tcp:127.0.0.1:20000-:9873; none without it), KLP_ROOTFS (a root
+# filesystem image, scripts/rootfs.sh's: the guest boots it, through a
+# snapshot, with systemd as PID 1, instead of the host's root; the
+# script then runs from the harness's unit, klp-guest.service).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -53,8 +56,15 @@ for a in "$@"; do
 	enc+=",$a"
 done
 
-# The initramfs: static busybox, stage-1 init and the virtio-9p modules.
-initrd=$gdir/initramfs-$kver.cpio.gz
+# The initramfs: static busybox, stage-1 init and the virtio-9p modules,
+# and for a root filesystem image those of its disk and ext4.
+rootfs=${KLP_ROOTFS:-}
+wants="virtio_pci 9pnet_virtio 9p"
+if [ -n "$rootfs" ]; then
+	[ -f "$rootfs" ] || { echo "boot: no root filesystem image $rootfs" >&2; exit 2; }
+	wants+=" virtio_blk crc32c_generic ext4"
+fi
+initrd=$gdir/initramfs-$kver${rootfs:+-rootfs}.cpio.gz
 if [ ! -f "$initrd" ] || [ "$initrd" -ot "$top/selftests/guest/initramfs-init" ] ||
    [ "$initrd" -ot "$0" ]; then
 	stage=$(mktemp -d)
@@ -63,7 +73,7 @@ if [ ! -f "$initrd" ] || [ "$initrd" -ot "$top/selftests/guest/initramfs-init" ]
 	cp "$top/selftests/guest/initramfs-init" "$stage/init"
 	# modules.dep lists each module's dependencies, deepest last.
 	mods=
-	for want in virtio_pci 9pnet_virtio 9p; do
+	for want in $wants; do
 		# built into the kernel (make check-debug's): nothing to load
 		grep -qE "(^|/)$want\.ko$" "$modtree/modules.builtin" 2>/dev/null && continue
 		line=$(grep -E "(^|/)$want\.ko[^:]*:" "$modtree/modules.dep") ||
@@ -136,6 +146,11 @@ cmdline="console=ttyS0 loglevel=3 panic=-1 rdinit=/init ${KLP_BOOT_ARGS:-} $extr
 cmdline+=" KLP_TOP=$top KLP_MODTREE=$modtree KLP_SCRIPT=$enc KLP_INTERACTIVE=$interactive"
 cmdline+=" KLP_TIMEOUT_SCALE=${KLP_TIMEOUT_SCALE:-1}"
 [ -n "${TERM:-}" ] && cmdline+=" KLP_TERM=$TERM"
+disk=()
+if [ -n "$rootfs" ]; then
+	cmdline+=" KLP_ROOTFS=1 systemd.show_status=false"
+	disk=(-drive "file=$rootfs,format=raw,if=virtio,snapshot=on")
+fi
 
 if [ -n "${KLP_HOSTFWD:-}" ]; then
 	nic=(-nic "user,model=virtio-net-pci,hostfwd=$KLP_HOSTFWD")
@@ -157,7 +172,7 @@ boot_once() {
 		-pidfile "$res/qemu.pid"
 		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
 		-virtfs "local,path=$res,mount_tag=results,security_model=none,multidevs=remap"
-		"${nic[@]}" -append "$cmdline")
+		"${disk[@]}" "${nic[@]}" -append "$cmdline")
 	if [ "$interactive" = 1 ]; then
 		# --foreground: qemu must own the terminal (raw mode) for the console
 		timeout --foreground -s KILL "$timeout_s" "${qemu[@]}"

@@ -8,9 +8,17 @@
 # The whole kernel log also streams to the results share from the start
 # (kmsg), so that a report the ring buffer has lost by the end (a WARN
 # flooded out by later messages) is still there for boot.sh to find.
+# On a root filesystem image (boot.sh's KLP_ROOTFS) it is not PID 1 but
+# systemd's service klp-guest.service: it first waits until the system is
+# up, and what it kills after the script is only what is left in its own
+# cgroup (systemd stops the rest at power-off).
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root TERM=${KLP_TERM:-linux}
-res=/tmp/klp-results
+res=${KLP_RESULTS:-/tmp/klp-results}
+if [ $$ != 1 ]; then
+	# "running", or "degraded" with a unit failed: the script says which
+	systemctl is-system-running --wait > /dev/null
+fi
 
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
@@ -55,12 +63,17 @@ fi
 echo "$rc" > "$res/rc"
 dmesg > "$res/dmesg.script"
 
-# leftovers: every process but this one (PID 1), the subshell running
+# leftovers: every process but this one (PID 1, or $$), the subshell running
 # ps, ps, tee, zombies and kernel threads (kthreadd, pid 2, and children)
 leftovers() {
-	ps -e -o pid=,ppid=,stat=,comm=,args= > /tmp/klp-ps
-	awk -v self="$BASHPID" -v tee="${teepid:-0}" -v kmsg="$kmsgpid" \
-		'$1 != 1 && $1 != 2 && $2 != 2 && $1 != self && $1 != tee &&
+	if [ $$ = 1 ]; then
+		ps -e -o pid=,ppid=,stat=,comm=,args= > /tmp/klp-ps
+	else
+		ps -o pid=,ppid=,stat=,comm=,args= \
+			-p "$(paste -sd, "/sys/fs/cgroup$(cut -d: -f3 /proc/self/cgroup)/cgroup.procs")" > /tmp/klp-ps
+	fi
+	awk -v self="$BASHPID" -v main="$$" -v tee="${teepid:-0}" -v kmsg="$kmsgpid" \
+		'$1 != 1 && $1 != 2 && $2 != 2 && $1 != self && $1 != main && $1 != tee &&
 		 $1 != kmsg && $3 !~ /^Z/ && $4 != "ps"' /tmp/klp-ps
 }
 # What the script left behind (background jobs, tracers, setsid'd
@@ -93,7 +106,11 @@ fi
 # does not return, and once it has begun the root is gone (6.11+ resets
 # virtio devices in device_shutdown(); 9p with them).  sysrq 'o' would
 # return at once and leave PID 1 reading its script off a dead root:
-# "Attempted to kill init".  busybox syncs first.
+# "Attempted to kill init".  busybox syncs first.  Under systemd, the same
+# at once (systemd syncs too), without stopping the units one by one.
+if [ $$ != 1 ]; then
+	systemctl --force --force poweroff
+fi
 /bin/busybox poweroff -f
 echo "klp-guest: poweroff failed, trying sysrq" > /dev/console
 echo o > /proc/sysrq-trigger

@@ -357,11 +357,13 @@ int klp_transition_request(struct klp_patch *patch, int state)
  * klp_transition_force() - mark every task switched and complete
  * @patch:	the patch in transition
  *
- * Names in the log every task it overrides, and keeps every registered
- * patch's module pinned for good, as upstream does: a task may still run
- * the code of the transition patch, and of any patch the transition
- * takes off or puts below it (an atomic replace's, or the patch under a
- * forced enable, which a later disable must not release).
+ * Names in the log every task it overrides, and pins for good the
+ * modules whose code a task not switched may still run once the patch
+ * is off the stacks, as upstream does: the transition patch's, forced
+ * off; every other patch's, under a forced replace (they are taken off
+ * with no task waited for).  A forced enable pins nothing: a task left
+ * in the function below runs a patch still on its stack, and that
+ * patch's own disable checks every task's stack for it.
  *
  * Return: 0, -EINVAL if @patch is not in transition, or ftrace's error
  * if the forced disable could not unhook some functions
@@ -403,8 +405,13 @@ int klp_transition_force(struct klp_patch *patch)
 	if (n > KLP_FORCE_SHOWN)
 		pr_warn("'%s': forced %u more tasks\n", klp_patch_name(patch),
 			n - KLP_FORCE_SHOWN);
-	list_for_each_entry(p, &klp_patches, list)
-		p->forced = true;
+	if (tr->target == KLP_DISABLED) {
+		patch->forced = true;
+	} else if (patch->replace) {
+		list_for_each_entry(p, &klp_patches, list)
+			if (p != patch)
+				p->forced = true;
+	}
 	tr->pending = n;
 	return klp_transition_finish(tr, KLP_TR_FORCED);
 }

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # klp-accel: tcg,thread=single
 # klp-timeout: 600
-# klp-min-results: 60
+# klp-min-results: 68
 # The consistency model at its edges, each one a sequence that freed code
 # under a sleeping task or mixed versions before (issue 31's defects), on
 # the torture's modules (selftests/torture: a sleeper parks inside the code
@@ -11,8 +11,8 @@
 # handler paths; an exec by a thread that is not its group's leader, and a
 # child, during a held transition; the reversal of a disable below another
 # patch; the reversal of a replace patch's disable under a newer patch; a
-# forced replace; the disable of a patch under a forced one.  The last two
-# run on klp and on the kernel's livepatch alike (side k and side b), which
+# forced replace; the disable of a patch under a forced one; a forced
+# disable.  The last three run on klp and on the kernel's livepatch alike (side k and side b), which
 # must give the same results.  Single-threaded TCG: first patches of a
 # function are enabled under callers (doc/testing.md).
 . "$(dirname "$0")/../lib.sh"
@@ -194,8 +194,16 @@ for side in k b; do
 	assert_eq "$side: under a forced patch: p2a's module stays" "in use" "$(rm_err p2a)"
 	check "$side: under a forced patch: released, the disable completes" \
 		eval 'release 1 && wait_until 20 quiet p2a && gone p2a'
-	assert_eq "$side: under a forced patch: p2a's module stays for good (forced)" "in use" "$(rm_err p2a)"
-	check "$side: under a forced patch: p1b disabled" eval 'put p1b enabled 0 && gone p1b'
+	# a forced enable pinned nothing: the disable below waited for its task
+	assert_eq "$side: under a forced patch: p2a's module goes" ok "$(rm_err p2a)"
+
+	# a forced disable keeps the patch it takes off, a task inside it
+	check "$side: forced disable: a sleeper in p1b's f1" park 0 f1
+	assert_eq "$side: forced disable: the sleeper is in p1b" "$(mod p1b)" "$(parked_in 0)"
+	check "$side: forced disable: held, then forced" \
+		eval 'put p1b enabled 0 && held p1b && put p1b force 1 && gone p1b'
+	check "$side: forced disable: released" release 0
+	assert_eq "$side: forced disable: p1b's module stays for good" "in use" "$(rm_err p1b)"
 done
 assert_eq "no call mixed versions on either side" "0 0" "$(cat $K/k/mixed) $(cat $K/b/mixed)"
 ktap_finish

@@ -67,6 +67,30 @@ assert_eq() {
 	fi
 }
 
+# assert_same NAME EXPECTED ACTUAL: assert_eq for an EXPECTED read from
+# the system too (a value before a step, a symbol's address): an empty
+# one is a read that found nothing, and two of those are no agreement
+assert_same() {
+	if [ -n "$2" ]; then
+		assert_eq "$@"
+	else
+		not_ok "$1"
+		diag "  nothing read to compare with (actual: '$3')"
+	fi
+}
+
+# count_diff WHAT NOW THEN: NOW - THEN for two counts of WHAT read from
+# the system, or, if either is not a whole number, what they were: bash's
+# arithmetic takes an empty word for 0, so two reads that failed would
+# make "no change"
+count_diff() {
+	if [[ $2 =~ ^-?[0-9]+$ && $3 =~ ^-?[0-9]+$ ]]; then
+		echo $(( $2 - $3 ))
+	else
+		echo "no count of $1 ('$2' after '$3')"
+	fi
+}
+
 ktap_finish() {
 	echo "1..$_ktap_n"
 	echo "# Totals: pass:$_ktap_pass fail:$_ktap_fail skip:$_ktap_skip"

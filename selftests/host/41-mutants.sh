@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The mutants behind doc/testing.md's mutation counts stay runnable: every
+# The mutants behind doc/testing.md's mutation table stay runnable: every
 # selftests/mutants/*.patch still applies to the tree as it is (git apply
-# --check) and names in its "# klp-mutant-group:" header a guest group
-# that exists.  Running them
+# --check), names in its "# klp-mutant-group:" header a guest group that
+# exists and in "# klp-mutant-kills:" at least one check it must turn red
+# (whether the group has it, only a run can tell).  Running them
 # (selftests/mutants/run.sh) takes a build and a guest group each and is
 # not part of make check; a mutant that no longer applies would quietly
 # stop backing its count.
@@ -18,6 +19,8 @@ for p in "$KLP_TOP"/selftests/mutants/*.patch; do
 	group=$(sed -n 's/^# klp-mutant-group: //p' "$p" | head -n 1)
 	check "$name: names an existing guest group ('$group')" \
 		test -n "$group" -a -f "$KLP_TOP/selftests/tests/$group.sh"
+	check "$name: names the checks it must turn red" \
+		grep -q '^# klp-mutant-kills: [^ ]' "$p"
 	if out=$(git -C "$KLP_TOP" apply --check "$p" 2>&1); then
 		ok "$name: applies cleanly to the tree"
 	else

@@ -1,19 +1,30 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# selftests/mutants/run.sh - the mutation counts doc/testing.md quotes,
-# reproduced: each selftests/mutants/NAME.patch breaks one property of the
-# core on purpose, and the guest group named in its header line
+# selftests/mutants/run.sh - the mutation table doc/testing.md quotes,
+# measured: each selftests/mutants/NAME.patch breaks one guarantee on
+# purpose, and its header names the guest group and the checks of it
+# that must go red:
 #   # klp-mutant-group: GROUP
-# must go red on it.  For each mutant: a scratch copy of the working tree
-# (build/mutants/NAME), the patch applied there, `make all`, then
-# `selftests/run.sh GROUP` in the copy, which must fail.  Prints one line
-# a mutant, "NAME (GROUP): killed (F of N checks failed)" or
-# "NAME (GROUP): SURVIVED", and exits non-zero if any survived or could
-# not be tried.  A mutant is only a claim about the tests while it still
+#   # klp-mutant-kills: CHECK        (one line each; at least one)
+# CHECK is a check's name as the group prints it ("ok N - CHECK"), where
+# '*' stands for any text (a count that varies from run to run).
+#
+# First the baseline: a scratch copy of the working tree
+# (build/mutants/baseline), unmutated, built, and every group the mutants
+# name run once (selftests/run.sh); each must be green, and each named
+# check must be there and pass, or the mutant says nothing.  Then for
+# each mutant: a copy, the patch applied there, `make all`, its group
+# run.  A mutant is killed when its group fails and every check it names
+# is red (a crash before a named check is no kill).  Prints a table, one
+# row per group's baseline and per mutant, with the counts measured
+# ("F of N": the checks red of all the group gave, as selftests/run.sh's
+# closing line counts them), and exits non-zero unless every mutant was
+# killed.  A mutant is only a claim about the tests while it still
 # applies: selftests/host/41-mutants.sh checks that on every make check.
 #
 # Not part of make check: each mutant is a build and one guest group
-# (1-5 minutes, queued behind other guests on the guest lock).
+# (1-5 minutes, queued behind other guests on the guest lock), run one
+# after the other.
 #
 # Usage: selftests/mutants/run.sh [NAME...]   (default: every mutant)
 #   KEEP=1 leaves build/mutants/NAME (its group's output in group.out)
@@ -21,6 +32,8 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 2
+# the default kernel only: no second pass (make check may have set these)
+unset KLP_ALSO_KVER KLP_ALSO_GROUPS
 
 if [ $# -gt 0 ]; then
 	names=("$@")
@@ -38,61 +51,162 @@ fi
 # root (an absolute symlink works the same there only by luck of layout).
 [ -e build/kernel ] || { echo "mutants: no build/kernel: run make check once first" >&2; exit 2; }
 
-survived=0
+# header FILE KEY: the values of FILE's "# klp-mutant-KEY: " lines
+header() {
+	sed -n "s/^# klp-mutant-$2: //p" "$1"
+}
+
+# copy DIR: the working tree as it is (tracked files and new ones not
+# ignored, as scratch_tree in selftests/lib.sh copies it) in DIR, a git
+# repository of its own (so that git apply patches the copy's paths)
+copy() {
+	rm -rf "$1"
+	mkdir -p "$1/build" || return
+	git ls-files -z --cached --others --exclude-standard |
+		xargs -0 cp --parents -t "$1" || return
+	ln -s ../../../kernel "$1/build/kernel"
+	(cd "$1" && git init -q)
+}
+
+# run_group DIR GROUP...: build DIR, run the groups there into
+# DIR/group.out; fails (saying why) if it did not build or gave no
+# closing line
+run_group() {
+	local dir=$1
+	shift
+	if ! make -C "$dir" all > "$dir/make.log" 2>&1; then
+		why="does not build: $(grep -m1 -E 'error' "$dir/make.log")"
+		return 1
+	fi
+	"$dir/selftests/run.sh" "$@" > "$dir/group.out" 2>&1
+	grep -qE '^[0-9]+ passed, [0-9]+ failed' "$dir/group.out" && return 0
+	why="no closing line from selftests/run.sh: see $dir/group.out"
+	return 1
+}
+
+# results OUT: "ok|not ok<TAB>NAME" for each numbered result in OUT
+results() {
+	sed -nE 's/^(not ok|ok) [0-9]+ - (.*)$/\1\t\2/p' "$1" | sed -E 's/ # SKIP.*$//'
+}
+
+# named OUT PATTERN: the results whose name PATTERN matches, "ok" and
+# "not ok" counted: "OK NOT_OK"
+named() {
+	local r name ok=0 bad=0
+	while IFS=$'\t' read -r r name; do
+		# shellcheck disable=SC2053 # PATTERN is a glob
+		[[ $name == $2 ]] || continue
+		if [ "$r" = ok ]; then ok=$((ok + 1)); else bad=$((bad + 1)); fi
+	done < <(results "$1")
+	echo "$ok $bad"
+}
+
+# red OUT: "F of N", the checks OUT's groups failed of all they gave, as
+# selftests/run.sh's closing line counts them (SKIPs not counted; the
+# harness's own failures, a crash or too few results, counted)
+red() {
+	awk '/^not ok/ { f++ } /^ok [0-9]+ / && !/ # SKIP/ { p++ }
+		END { print f + 0 " of " f + p }' "$1"
+}
+
+# block OUT GROUP: GROUP's part of OUT (from its "# ---- guest/GROUP: S s"
+# line to the next group's)
+block() {
+	awk -v g="guest/$2:" '/^# ---- guest\/[^ ]*: [0-9]+ s$/ { on = ($3 == g) } on' "$1"
+}
+
+# --- each mutant's header ----------------------------------------------------
+declare -A group kills
+groups=()
 broken=0
+rows=()
 for name in "${names[@]}"; do
 	p=$top/selftests/mutants/$name.patch
 	if [ ! -f "$p" ]; then
-		echo "$name: no such mutant ($p)"
+		rows+=("| $name | | | no such mutant |")
 		broken=$((broken + 1))
 		continue
 	fi
-	group=$(sed -n 's/^# klp-mutant-group: //p' "$p" | head -n 1)
-	if [ -z "$group" ] || [ ! -f "selftests/tests/$group.sh" ]; then
-		echo "$name: its header names no guest group of selftests/tests/ ('$group')"
+	g=$(header "$p" group | head -n 1)
+	k=$(header "$p" kills)
+	if [ -z "$g" ] || [ ! -f "selftests/tests/$g.sh" ] || [ -z "$k" ]; then
+		rows+=("| $name | $g | | its header names no guest group or no check to kill |")
+		broken=$((broken + 1))
+		continue
+	fi
+	group[$name]=$g
+	kills[$name]=$k
+	[[ " ${groups[*]} " == *" $g "* ]] || groups+=("$g")
+done
+
+# --- the baseline: every group green, every named check there and ok ---------
+base=$top/build/mutants/baseline
+echo "# baseline: building, then ${groups[*]} (output in $base/group.out)" >&2
+if ! copy "$base" || ! run_group "$base" "${groups[@]}"; then
+	echo "mutants: the baseline: ${why:-cannot copy the tree}" >&2
+	exit 2
+fi
+for g in "${groups[@]}"; do
+	block "$base/group.out" "$g" > "$base/$g.out"
+	rows+=("| (none) | $g | $(red "$base/$g.out") | the baseline |")
+done
+if ! grep -qE '^[0-9]+ passed, 0 failed' "$base/group.out"; then
+	echo "mutants: the baseline is not green: see $base/group.out" >&2
+	grep -E '^#   ' "$base/group.out" | tail -n 20 >&2
+	exit 2
+fi
+
+# --- the mutants ---------------------------------------------------------------
+survived=0
+for name in "${names[@]}"; do
+	[ -n "${group[$name]:-}" ] || continue
+	g=${group[$name]}
+	p=$top/selftests/mutants/$name.patch
+	# each named check: in the baseline, and all of it ok there
+	bad=
+	while IFS= read -r k; do
+		read -r ok nok <<< "$(named "$base/$g.out" "$k")"
+		[ "$ok" -gt 0 ] && [ "$nok" = 0 ] || bad+="'$k' ($ok ok, $nok not ok in the baseline); "
+	done <<< "${kills[$name]}"
+	if [ -n "$bad" ]; then
+		rows+=("| $name | $g | | names checks the baseline lacks or fails: ${bad%; } |")
 		broken=$((broken + 1))
 		continue
 	fi
 	dir=$top/build/mutants/$name
-	keep=${KEEP:-0}
-	rm -rf "$dir"
-	mkdir -p "$dir/build"
-	# the working tree as it is, tracked files and new ones not ignored,
-	# as scratch_tree (selftests/lib.sh) copies it
-	git ls-files -z --cached --others --exclude-standard |
-		xargs -0 cp --parents -t "$dir" || { echo "$name: cannot copy the tree"; broken=$((broken + 1)); continue; }
-	ln -s ../../../kernel "$dir/build/kernel"
-	# a repository of its own, so that git apply patches the copy's
-	# paths (inside this tree's repository it would skip them)
-	if ! (cd "$dir" && git init -q && git apply "$p") > "$dir/apply.log" 2>&1; then
-		echo "$name ($group): does not apply: $(head -n 3 "$dir/apply.log" | paste -sd' ' -)"
+	if ! copy "$dir" || ! (cd "$dir" && git apply "$p") > "$dir/apply.log" 2>&1; then
+		rows+=("| $name | $g | | does not apply: $(head -n 3 "$dir/apply.log" 2>/dev/null | paste -sd' ' -) |")
 		broken=$((broken + 1))
 		continue
 	fi
-	echo "# $name: building, then $group (output in $dir/group.out)" >&2
-	if ! make -C "$dir" all > "$dir/make.log" 2>&1; then
-		# a mutant that does not build says nothing about the tests
-		echo "$name ($group): does not build: $(grep -m1 -E 'error' "$dir/make.log")"
+	echo "# $name: building, then $g (output in $dir/group.out)" >&2
+	if ! run_group "$dir" "$g"; then
+		rows+=("| $name | $g | | $why |")
 		broken=$((broken + 1))
-		continue
+		continue	# (its copy kept)
 	fi
-	"$dir/selftests/run.sh" "$group" > "$dir/group.out" 2>&1
-	rc=$?
-	# the closing line: "P passed, F failed[, S skipped]"
-	last=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$dir/group.out" | tail -n 1)
-	pass=$(sed -n 's/^\([0-9]*\) passed.*/\1/p' <<< "$last")
-	fail=$(sed -n 's/^[0-9]* passed, \([0-9]*\) failed.*/\1/p' <<< "$last")
-	if [ -z "$last" ]; then
-		echo "$name ($group): no closing line from selftests/run.sh (exit $rc): see $dir/group.out"
-		broken=$((broken + 1))
-		keep=1
-	elif [ "$rc" != 0 ] && [ "$fail" -gt 0 ]; then
-		echo "$name ($group): killed ($fail of $((pass + fail)) checks failed)"
-	else
-		echo "$name ($group): SURVIVED ($pass passed, $fail failed)"
-		survived=$((survived + 1))
-	fi
-	[ "$keep" = 1 ] || rm -rf "$dir"
+	# killed: the group failed, and each named check went red
+	verdict=killed
+	grep -qE '^[0-9]+ passed, 0 failed' "$dir/group.out" && verdict=SURVIVED
+	said=
+	while IFS= read -r k; do
+		read -r ok nok <<< "$(named "$dir/group.out" "$k")"
+		if [ "$nok" -gt 0 ]; then
+			said+="red: \`$k\`; "
+		else
+			said+="NOT red ($ok ok): \`$k\`; "
+			verdict=SURVIVED
+		fi
+	done <<< "${kills[$name]}"
+	[ "$verdict" = killed ] || survived=$((survived + 1))
+	rows+=("| $name | $g | $(red "$dir/group.out") | $verdict: ${said%; } |")
+	[ "${KEEP:-0}" = 1 ] || rm -rf "$dir"
 done
 
+echo "mutants at $(git describe --always --dirty), kernel $(scripts/kver.sh), $(date +%Y-%m-%d)"
+echo "| mutant | group | checks red | the checks it must turn red |"
+echo "|---|---|---|---|"
+printf '%s\n' "${rows[@]}"
+echo "$(( ${#names[@]} - survived - broken )) of ${#names[@]} killed, $survived survived, $broken could not be tried"
+[ "${KEEP:-0}" = 1 ] || rm -rf "$base"
 [ "$survived" = 0 ] && [ "$broken" = 0 ]

@@ -99,5 +99,5 @@ assert_eq "debugfs stacks shows p2 on top" "klp_test_target klp_target_a 3 klp_t
 diag "$(grep '^klp_target_a ' $TRACEFS/enabled_functions)"
 assert_eq "one shared ftrace_ops for 3 stacked funcs (enabled_functions)" 1 \
 	"$(grep -c '^klp_target_a .*(1) ' $TRACEFS/enabled_functions)"
-assert_eq "original not entered while patches were stacked" "$entered_before" "$(entered a)"
+assert_same "original not entered while patches were stacked" "$entered_before" "$(entered a)"
 ktap_finish

@@ -72,17 +72,17 @@ secret=$(sym klp_target_secret klp_test_target)
 a=$(sym klp_target_a klp_test_target)
 b=$(sym klp_target_b klp_test_target)
 helper=$(sym klp_reloc_helper klp_test_reloc)
-assert_eq "R_X86_64_64 of an object symbol" "$secret" "$s64"
+assert_same "R_X86_64_64 of an object symbol" "$secret" "$s64"
 assert_eq "R_X86_64_32S of an object symbol + 8" "$(hex $(( (0x$a + 8) & 0xffffffff )))" "$s32s"
 assert_eq "R_X86_64_PC32 of an object symbol - 4" "$(hex $(( (0x$b - 4 - 0x$sloc) & 0xffffffff )))" "$spc"
 c=$(sym klp_target_c klp_test_target)
 assert_eq "R_X86_64_PLT32 (gcc's calls) of an object symbol - 4" "$(hex $(( (0x$c - 4 - 0x$sploc) & 0xffffffff )))" "$splt"
 assert_eq "R_X86_64_NONE writes nothing" 1234 "$snone"
-assert_eq "R_X86_64_64 of an exported symbol (external)" "$jiffies" "$sext"
-assert_eq "R_X86_64_64 of a patch module symbol (external)" "$helper" "$sself"
-assert_eq "R_X86_64_64 into read-only memory" "$secret" "$sro"
-assert_eq "R_X86_64_64 of a verified vmlinux symbol" "$jiffies" "$svml"
-assert_eq "R_X86_64_64 of a symbol exported by a module (external)" \
+assert_same "R_X86_64_64 of an exported symbol (external)" "$jiffies" "$sext"
+assert_same "R_X86_64_64 of a patch module symbol (external)" "$helper" "$sself"
+assert_same "R_X86_64_64 into read-only memory" "$secret" "$sro"
+assert_same "R_X86_64_64 of a verified vmlinux symbol" "$jiffies" "$svml"
+assert_same "R_X86_64_64 of a symbol exported by a module (external)" \
 	"$(sym klp_test_exported klp_test_export)" "$smod"
 assert_eq "the new exporter is pinned by the patch module (refcnt 1)" 1 "$(refcnt)"
 assert_eq "one module reference held (klp/allocated module_refs)" 1 "$(modrefs)"
@@ -95,7 +95,7 @@ assert_eq "vmlinux object of the same patch applied" relocated "$(cat /proc/cmdl
 check "target reloads" eval "rmmod klp_test_target && klp_insmod klp_test_target"
 readslots
 secret=$(sym klp_target_secret klp_test_target)
-assert_eq "R_X86_64_64 rewritten for the reloaded module" "$secret" "$s64"
+assert_same "R_X86_64_64 rewritten for the reloaded module" "$secret" "$s64"
 assert_eq "replacement works on the reloaded module" $((0x5ec7e7)) "$(target a)"
 assert_eq "the exporter is still pinned once (refcnt 1)" 1 "$(refcnt)"
 ktap_finish

@@ -40,7 +40,7 @@ calls_a() {
 	echo > "$KLP_TARGET/values"
 	target_call a $N > /dev/null
 	VALUES=$(paste -sd' ' "$KLP_TARGET/values")
-	ENTERED=$(( $(entered a) - e0 ))
+	ENTERED=$(count_diff "entries of klp_target_a" "$(entered a)" "$e0")
 }
 
 # patch_won WHAT: the last calls_a all got p1's value, no original entry
@@ -159,7 +159,7 @@ assert_eq "the kprobe module names the function and the error" \
 	"$(dmesg_since | grep -o 'klp_test_kprobe: .*')"
 ec0=$(entered c)
 assert_eq "klp_target_c patched, original not entered" "9000 0" \
-	"$(target c) $(( $(entered c) - ec0 ))"
+	"$(target c) $(count_diff "entries of klp_target_c" "$(entered c)" "$ec0")"
 
 # --- BPF fentry (bpftrace kfunc) -------------------------------------------
 # bt_start PROG: bpftrace in a process group of its own; returns once its
@@ -273,7 +273,7 @@ for ((i = 0; i < CYCLES; i++)); do
 	for j in "${!LOOPS[@]}"; do
 		[ "$(cpu_ticks "${LOOPS[j]}")" -gt "${r0[j]}" ] && ran=$((ran + 1))
 	done
-	[ "$c1" = "$c0" ] && stopped=$((stopped + 1))
+	[ -n "$c0" ] && [ "$c1" = "$c0" ] && stopped=$((stopped + 1))
 	# every loop ran during the disabled second
 	[ "$ran" = "$ncpu" ] && progressed=$((progressed + 1))
 done

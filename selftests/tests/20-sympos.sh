@@ -76,7 +76,7 @@ echo 0 > "$TRACEFS/events/klp/klp_func_push/enable"
 assert_eq "each copy runs its own replacement" "9001 9000" "$(calls)"
 assert_eq "sysfs directories klp_dup_fn and klp_dup_fn,2" "klp_dup_fn klp_dup_fn,2" \
 	"$(cd "$PDIR" && ls -d klp_dup_fn* | sort | tr '\n' ' ' | sed 's/ $//')"
-assert_eq "old_addr of each is the kallsyms address at its position" "$dup_addrs" \
+assert_same "old_addr of each is the kallsyms address at its position" "$dup_addrs" \
 	"$(cat "$PDIR/klp_dup_fn/old_addr" "$PDIR/klp_dup_fn,2/old_addr")"
 assert_eq "klp/state names them apart" "klp_dup_fn,2 klp_dup_fn" \
 	"$(awk '$1 == "func" && $2 == "klp_test_probe2" { printf "%s%s", s, $4; s = " " }' "$KLP_STATE")"
@@ -89,7 +89,7 @@ check "enable again" set_enabled klp_test_probe2 1
 assert_eq "both replaced again" "9001 9000" "$(calls)"
 check "klp_test_dup reloads under the enabled patch" eval "rmmod klp_test_dup && klp_insmod klp_test_dup"
 assert_eq "positions resolved again on its coming" "9001 9000" "$(calls)"
-assert_eq "old_addrs follow the new load" "$(addrs klp_test_dup klp_dup_fn)" \
+assert_same "old_addrs follow the new load" "$(addrs klp_test_dup klp_dup_fn)" \
 	"$(cat "$PDIR/klp_dup_fn/old_addr" "$PDIR/klp_dup_fn,2/old_addr")"
 
 # A vmlinux name kallsyms lists twice (register only: never run).
@@ -101,7 +101,7 @@ refused "vmlinux: position 3 of 2" \
 	"symbol position 3 for symbol '$amb' in object 'vmlinux' not found: it occurs 2 times" \
 	funcs="$amb" sympos=3 enable=0
 check "vmlinux: position 2 registers" klp_insmod klp_test_probe funcs="$amb" sympos=2 enable=0
-assert_eq "vmlinux: old_addr is the second kallsyms address" \
+assert_same "vmlinux: old_addr is the second kallsyms address" \
 	"$(addrs vmlinux "$amb" | sed -n 2p)" \
 	"$(func_attr klp_test_probe vmlinux "$amb,2" old_addr)"
 

@@ -69,7 +69,7 @@ patch_enable klp_test_cb ret=0
 callback klp_test_cb vmlinux post_patch enable ret=0
 callback klp_test_cb klp_test_target post_patch enable ret=0" "$(events)"
 assert_eq "events traced without recording a comm (no scheduler hook)" "" \
-	"$(cat "$TRACEFS/saved_cmdlines")"
+	"$(cat "$TRACEFS/saved_cmdlines" 2>&1)"
 assert_eq "enable: the callbacks ran, the target module LIVE" \
 "klp_test_cb: pre_patch vmlinux
 klp_test_cb: pre_patch klp_test_target LIVE

@@ -83,5 +83,5 @@ before=$(loglevel)
 check "livepatch-state loads" klp_insmod livepatch-state
 assert_eq "console loglevel raised to 15" 15 "$(loglevel)"
 check "it disables" set_enabled livepatch_state 0
-assert_eq "console loglevel back" "$before" "$(loglevel)"
+assert_same "console loglevel back" "$before" "$(loglevel)"
 ktap_finish

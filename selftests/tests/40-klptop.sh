@@ -135,6 +135,8 @@ count() {
 	got=$(awk 'FILENAME == ARGV[1] { old[$1 " " $2] = $3; next }
 		   { d = $3 - old[$1 " " $2]; if (d) print $1, $2, d }' \
 		  "$T/before" "$T/after" | sort)
+	# (every count shows: p1..p3 stay registered whatever is enabled)
+	[ -s "$T/before" ] && [ -s "$T/after" ] || got="no BPF counts read"
 	want=""
 	if [ "$win" != 0 ]; then
 		want=$(printf '%s %s %s\n%s %s %s\n' \
@@ -143,12 +145,9 @@ count() {
 	fi
 	assert_eq "$what: BPF counters grew by exactly $na/$nb on the winner's pairs, 0 on every other" \
 		"$want" "$got"
-	if [ "$win" = 0 ]; then
-		want="$((ea + na)) $((eb + nb))"
-	else
-		want="$ea $eb"
-	fi
-	assert_eq "$what: original bodies entered" "$want" "$(entered a) $(entered b)"
+	if [ "$win" = 0 ]; then want="$na $nb"; else want="0 0"; fi
+	assert_eq "$what: original bodies entered" "$want" \
+		"$(count_diff "entries of klp_target_a" "$(entered a)" "$ea") $(count_diff "entries of klp_target_b" "$(entered b)" "$eb")"
 
 	line=$(kt_after) || { not_ok "$what: klptop reports an interval after the calls"; return; }
 	want=$(awk '{ s[$2] += $3 } END { for (i in s) if (s[i]) print i, s[i] }' "$T/after" | sort -n)
@@ -171,16 +170,13 @@ assert_eq "bad sort key: usage error" "64 1" "$rc $(grep -c 'invalid sort: bogus
 klp_insmod klp || bail "core loads"
 klp_insmod $TGT || bail "target loads"
 
-if command -v setpriv > /dev/null; then
-	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups \
-		"$KLP_BIN/klptop" --once 2>&1)
-	rc=$?
-	diag "$(tail -n 1 <<< "$out")"
-	assert_eq "unprivileged: klptop exits 1 asking for root or CAP_BPF/CAP_PERFMON" \
-		"1 1" "$rc $(grep -c 'needs root, or CAP_BPF and CAP_PERFMON' <<< "$out")"
-else
-	skip "unprivileged: klptop asks for CAP_BPF/CAP_PERFMON" "no setpriv"
-fi
+# (setpriv is util-linux's, on every Debian system)
+out=$(setpriv --reuid=65534 --regid=65534 --clear-groups \
+	"$KLP_BIN/klptop" --once 2>&1)
+rc=$?
+diag "$(tail -n 1 <<< "$out")"
+assert_eq "unprivileged: klptop exits 1 asking for root or CAP_BPF/CAP_PERFMON" \
+	"1 1" "$rc $(grep -c 'needs root, or CAP_BPF and CAP_PERFMON' <<< "$out")"
 
 klptop_attach "$KT_JSON" || bail "klptop --json starts, its hits map is found (stderr: $(cat "$KT_JSON.err"))"
 ok "klptop attached, hits map id $KT_MAP"
@@ -320,7 +316,8 @@ set_enabled klp_test_p2 1 || not_ok "enable p2 during the stream"
 wait_progress $(($(progress) + 3)) || not_ok "stream goes on"
 touch "$T/stop"
 wait "$stream"
-calls=$(($(cat "$T/chunks") * 2000))
+chunks=$(cat "$T/chunks")
+calls=$([[ $chunks =~ ^[0-9]+$ ]] && echo $((chunks * 2000)))
 bpf_counts > "$T/after"
 delta() {	# delta PATCH: growth of PATCH's klp_target_a pair
 	local key
@@ -331,9 +328,10 @@ delta() {	# delta PATCH: growth of PATCH's klp_target_a pair
 h1=$(delta klp_test_p1)
 h2=$(delta klp_test_p2)
 diag "stream: $calls calls, p1 $h1, p2 $h2"
-assert_eq "stream: hits(p1) + hits(p2) == calls made" "$calls" "$((h1 + h2))"
+assert_same "stream: hits(p1) + hits(p2) == calls made" "$calls" \
+	"$(if [[ $h1 =~ ^[0-9]+$ && $h2 =~ ^[0-9]+$ ]]; then echo $((h1 + h2)); else echo "hits '$h1' + '$h2'"; fi)"
 check "stream: both patches got calls (the switch came mid-stream)" [ "${h1:-0}" -gt 0 -a "${h2:-0}" -gt 0 ]
-assert_eq "stream: the original klp_target_a never ran" "$ea" "$(entered a)"
+assert_same "stream: the original klp_target_a never ran" "$ea" "$(entered a)"
 after "p2 enabled during the stream" 2 1
 count "after the stream" 2 5000 3000
 
@@ -424,7 +422,7 @@ wait "$KT_PID"
 rc=$?
 KT_PID=
 assert_eq "SIGTERM ends klptop cleanly" 0 "$rc"
-assert_eq "klptop wrote nothing to stderr" "" "$(cat "$KT_JSON.err")"
+assert_eq "klptop wrote nothing to stderr" "" "$(cat "$KT_JSON.err" 2>&1)"
 assert_eq "klptop --json 1 2 prints two objects and exits" 2 \
 	"$("$KLP_BIN/klptop" --json 1 2 | jq -c .summary | wc -l)"
 

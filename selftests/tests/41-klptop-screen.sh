@@ -138,7 +138,7 @@ wait_screen '\[paused\]' && ok "p: paused" || not_ok "p: paused"
 t=$(header_time)
 set_enabled klp_test_p2 0 || not_ok "disable p2"
 sleep 2.5
-assert_eq "paused: the screen stands still" "$t" "$(header_time)"
+assert_same "paused: the screen stands still" "$t" "$(header_time)"
 tm send-keys -t kt p
 wait_screen 'patch klp_test_p2 disabling: klp_target_a now -> klp_test_p1 \(depth 1\)' &&
 	ok "unpaused: the footer shows p2's disable" || not_ok "unpaused: the footer shows p2's disable"

@@ -181,7 +181,7 @@ assert_eq "klptop under a soft limit of $maxfd open files: both builtin funcs on
 	"livepatch klp_test_builtin2 klp_test_builtin2,klp_test_builtin 2" \
 	"$(row "$(tail -n 1 "$T/nofile.json")" klp_target_c)"
 assert_eq "... every call countable: no 'cannot count' on stderr" "" \
-	"$(grep 'cannot count' "$T/nofile.err")"
+	"$(grep 'cannot count' "$T/nofile.err" 2>&1)"
 
 # exact counts: every call goes to the winner's pair, none to the other
 before=$line
@@ -270,7 +270,7 @@ wait "$KT_PID"
 rc=$?
 KT_PID=
 assert_eq "SIGTERM ends klptop cleanly" 0 "$rc"
-assert_eq "klptop wrote nothing to stderr" "" "$(cat "$KT_JSON.err")"
+assert_eq "klptop wrote nothing to stderr" "" "$(cat "$KT_JSON.err" 2>&1)"
 
 # --- a held transition forced; then klp-trace's records ---------------------
 nblocked=$(grep -c "$BLOCKED" "$T/text.out")

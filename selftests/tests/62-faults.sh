@@ -166,9 +166,10 @@ echo 0 > $DELAY
 echo 0 > "$inst/events/klp/klp_redirect/enable"
 check "the held call was the api's (a klp_redirect of klp_test_api)" \
 	grep -q 'klp_redirect: .* patch=klp_test_api$' "$inst/trace"
-assert_eq "every klp_redirect names klp_target_c (no freed name read)" \
-	"$(grep -c 'klp_redirect: ' "$inst/trace")" \
-	"$(grep -c 'klp_redirect: klp_target_c -> ' "$inst/trace")"
+redirects=$(grep -c 'klp_redirect: ' "$inst/trace")
+assert_eq "every klp_redirect (at least one) names klp_target_c (no freed name read)" \
+	"yes $redirects" \
+	"$([ "${redirects:-0}" -gt 0 ] && echo yes) $(grep -c 'klp_redirect: klp_target_c -> ' "$inst/trace")"
 assert_eq "p3 wins again" 9000 "$(target c)"
 rmdir "$inst"
 ktap_finish

@@ -33,16 +33,19 @@ mkdir -p "$W/tree/lib/modules/$kv/extra" "$W/scen"
 cp "$UP"/modules/test_klp_*.ko "$KLP_TOP/core/klp.ko" "$KLP_TOP/core/klp_events.ko" \
 	"$W/tree/lib/modules/$kv/extra/"
 depmod -b "$W/tree" "$kv" 2> "$W/depmod.err" || { diag "$(cat "$W/depmod.err")"; bail "depmod of the test modules"; }
+# upstream's sysfs root becomes klp's, in its scripts and its helpers
+to_klp() { sed 's#/sys/kernel/livepatch#/sys/kernel/klp#g' "$1"; }
+# upstream's helpers, then klp's changes to them (they source the former)
+to_klp "$SRC/functions.sh" > "$W/scen/upstream-functions.sh"
 cp "$UPS/functions.sh" "$W/scen/"
 
 # split SCRIPT: each scenario of it, with the script's lines before its
 # first start_test (sourcing functions.sh, naming the modules,
-# setup_config), as $W/scen/NAME:N.sh; upstream's sysfs root becomes
-# klp's.  Prints the number of scenarios.
+# setup_config), as $W/scen/NAME:N.sh.  Prints the number of scenarios.
 split() {
 	local name
 	name=$(basename "$1" .sh)
-	sed 's#/sys/kernel/livepatch#/sys/kernel/klp#g' "$1" |
+	to_klp "$1" |
 		awk -v out="$W/scen/$name" '
 		/^start_test / { n++ }
 		n == 0 { head = head $0 "\n"; next }
@@ -119,7 +122,10 @@ for s in "$SRC"/test-livepatch.sh "$SRC"/test-callbacks.sh "$SRC"/test-shadow-va
 			bash "$W/scen/$id.sh" > "$out/stdout" 2>&1
 		tidy
 		diag "$id: $((SECONDS - t0)) s"
-		title="$id '$(cat "$out/name" 2>/dev/null)'"
+		# start_test's "TEST: NAME ... " opens the scenario's output
+		tname=$(awk '/^TEST: / { s = substr($0, 7); i = index(s, " ... ")
+			print i ? substr(s, 1, i - 1) : s; exit }' "$out/stdout")
+		title="$id '$tname'"
 		if [ -e "$out/skipped" ]; then
 			skip "$title" "$(cat "$out/skipped")"
 			continue
@@ -153,7 +159,7 @@ for s in "$SRC"/test-livepatch.sh "$SRC"/test-callbacks.sh "$SRC"/test-shadow-va
 			ok "$title: agrees with upstream"
 		else
 			not_ok "$title: differs from upstream"
-			diag "=== $id $(cat "$out/name" 2>/dev/null)"
+			diag "=== $id $tname"
 			sed 's/^/#   | /' "$out/signature"
 		fi
 		if [ -n "${KLP_UP_VERBOSE:-}" ]; then

@@ -201,6 +201,16 @@ static int klp_try_task(struct klp_transition *tr, struct task_struct *t,
 }
 
 /*
+ * The last task a sweep left switched itself: sweep at once, and wake
+ * the write that waits for it (klp_transition_start()).
+ */
+static void klp_sweep_now(struct klp_transition *tr)
+{
+	mod_delayed_work(tr->wq, &tr->sweep_work, 0);
+	wake_up(&tr->works_done);
+}
+
+/*
  * A CPU stopper, on the CPU where a sweep saw the task running: it took
  * that CPU from whatever ran there, so the task, if it is still there, is
  * off the CPU at a preemption point and its stack can be read.  The sweep
@@ -225,7 +235,7 @@ static int klp_stop_fn(void *arg)
 	if (map && klp_map_get(map, t) != READ_ONCE(tr->target) &&
 	    !tr->k.call_func(t, klp_check_and_switch, &c) &&
 	    atomic_dec_and_test(&tr->unswitched))
-		mod_delayed_work(tr->wq, &tr->sweep_work, 0);
+		klp_sweep_now(tr);
 	read_unlock(tr->k.tasklist_lock);
 	put_task_struct(t);
 	atomic_set_release(&stop->busy, 0);
@@ -272,7 +282,7 @@ static void klp_task_work_fn(struct callback_head *cb)
 		if (klp_map_get(map, current) != READ_ONCE(tr->target) &&
 		    !klp_check_and_switch(current, &c) &&
 		    atomic_dec_and_test(&tr->unswitched))
-			mod_delayed_work(tr->wq, &tr->sweep_work, 0);
+			klp_sweep_now(tr);
 	}
 	if (atomic_dec_and_test(&tr->works))
 		wake_up(&tr->works_done);

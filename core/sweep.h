@@ -91,7 +91,7 @@ struct klp_kfuncs {
  *		switches itself counts it down, and the last one asks for a
  *		sweep at once
  * @works:	task_works and CPU stoppers of ours not run yet
- * @works_done:	woken when @works drops to 0
+ * @works_done:	woken when @works or @unswitched drops to 0
  * @sweep_work:	the next sweep (klp_sweep_delay())
  * @wq:		runs @sweep_work and the freeing of patches
  * @k:		kernel functions found by name

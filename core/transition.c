@@ -67,7 +67,7 @@
 #include "tramp.h"
 #include "klp_trace.h"
 
-#define KLP_FIRST_SWEEPS	3	/* in the write, 10 ms apart */
+#define KLP_FIRST_SWEEPS	4	/* in the write, up to 10 ms apart */
 #define KLP_FORCE_SHOWN		64	/* tasks force names in the log */
 
 struct klp_task_map __rcu *klp_task_map;
@@ -291,9 +291,19 @@ int klp_transition_start(void)
 		  tr->target ? "patching" : "unpatching");
 	for (i = 1; ; i++) {
 		klp_sweep(tr);
-		if (!tr->pending || i == KLP_FIRST_SWEEPS)
+		if (!tr->pending || i > KLP_FIRST_SWEEPS)
 			break;
-		usleep_range(10000, 11000);
+		/*
+		 * The stoppers and task_works this sweep queued switch its
+		 * running and user tasks meanwhile: the next sweep sees them
+		 * (and a task born since) as soon as they all have.  After
+		 * the last one, only if they all have.
+		 */
+		if (!wait_event_timeout(tr->works_done,
+					!atomic_read(&tr->unswitched),
+					msecs_to_jiffies(10)) &&
+		    i == KLP_FIRST_SWEEPS)
+			break;
 	}
 	if (!tr->pending)
 		return klp_transition_finish(tr, KLP_TR_COMPLETE);

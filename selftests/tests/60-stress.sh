@@ -93,7 +93,8 @@ all_called() {
 }
 
 # toggle_random N PATCHES...: at least N random enable/disable flips, one
-# sysfs write each (the state is tracked here, not read back), and more
+# sysfs write each, each transition waited for if it outlasts its write
+# (the state is tracked here, not read back), and more
 # (up to 10N) until every CPU's worker has called: a niced worker sharing
 # its CPU with this loop can otherwise be starved through all N.  The
 # original's entries are read right before and right after each write, so
@@ -105,7 +106,7 @@ all_called() {
 # failed).
 declare -A state
 toggle_random() {
-	local n=$1 i p failed=0 leaked=0 last any before unread=0
+	local n=$1 i p failed=0 leaked=0 last any before unread=0 mid=0
 	shift
 	local pool=("$@")
 	for p in 1 2 3; do state[$p]=$(patch_enabled klp_test_p$p); done
@@ -121,12 +122,20 @@ toggle_random() {
 		p=${pool[RANDOM % ${#pool[@]}]}
 		state[$p]=$((1 - state[$p]))
 		echo ${state[$p]} > "$KLP_SYSFS/klp_test_p$p/enabled" || failed=$((failed + 1))
+		# most transitions complete in the write; the rest in a sweep
+		# soon after, before the next write (which would be EBUSY)
+		if [ "$(cat "$KLP_SYSFS/klp_test_p$p/transition")" = 1 ]; then
+			mid=$((mid + 1))
+			wait_until 30 eval "[ \"\$(cat $KLP_SYSFS/klp_test_p$p/transition)\" = 0 ]" ||
+				failed=$((failed + 1))
+		fi
 		any=$((state[1] | state[2] | state[3]))
 		read_entered || unread=1
 		[ $before = 1 ] && [ $any = 1 ] && leaked=$((leaked + ENTERED - last))
 		last=$ENTERED
 	done
 	[ $unread = 1 ] && leaked=unread
+	echo "# $mid of $i writes returned before their transition completed" >&2
 	echo $i $failed $leaked
 }
 

@@ -111,18 +111,18 @@ $(BPF_OUT)/%.skel.h: $(BPF_OUT)/%.bpf.o
 klptop_ROOMS := klptop_model klptop_events klptop_counters klptop_attach \
 	klptop_screen klptop_tty klptop_keys klptop_json transition_model \
 	transition_builtin transition_show source_livepatch source_livepatch_sysfs
-klptop_LIBS := snapshot json strbuf readat livepatch_sysfs ksyms livepatch_walk kcore
+klptop_LIBS := alloc snapshot json strbuf readat livepatch_sysfs ksyms livepatch_walk kcore
 klptop_PKGS := libbpf
 klp-exporter_ROOMS := klptop_model klptop_events klptop_counters klptop_attach \
 	transition_model transition_builtin \
 	klp-exporter_metrics klp-exporter_http klp-exporter_textfile \
 	klp-exporter_options klp-exporter_self source_livepatch source_livepatch_sysfs
-klp-exporter_LIBS := snapshot strbuf readat ksyms livepatch_walk kcore
+klp-exporter_LIBS := alloc snapshot strbuf readat ksyms livepatch_walk kcore
 klp-exporter_PKGS := libbpf libmicrohttpd
 klp-trace_ROOMS := klp-trace_format klp-trace_instance klp-trace_select \
 	klp-trace_builtin klp-trace_builtin_rec klp-trace_calls klp-trace_blocked \
 	transition_builtin transition_model klptop_model
-klp-trace_LIBS := seqorder json strbuf ksyms livepatch_sysfs kcore hindex \
+klp-trace_LIBS := alloc seqorder json strbuf ksyms livepatch_sysfs kcore hindex \
 	livepatch_walk btfoff readat snapshot
 klp-trace_PKGS := libtracefs libtraceevent libbpf
 

@@ -85,7 +85,7 @@ int main(void)
 	return 0;
 }
 EOC
-unit_build "$tmp" snapshot json_lib strbuf_lib klptop_model klptop_events klptop_screen klptop_json \
+unit_build "$tmp" snapshot json_lib strbuf_lib alloc_lib klptop_model klptop_events klptop_screen klptop_json \
 	transition_model transition_show
 
 # p1 enabled on vmlinux's f and on mod's g; p2 registered, disabled; the

@@ -34,6 +34,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <klp/uapi.h>
+#include "alloc.h"
 #include "transition.h"
 
 struct termios;
@@ -42,7 +43,6 @@ struct termios;
 #define KT_LOG_LEN		64	/* transitions kept */
 #define KT_TEXT_LEN		384
 #define KT_NSEC_PER_SEC		1000000000ULL
-#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 
 enum kt_sort {
 	KT_SORT_RATE,		/* hits/s in the last interval, highest first */
@@ -132,9 +132,6 @@ struct kt_model {
 	/* funcs freed so far: a pointer to a func kept since may be stale */
 	unsigned long long funcs_freed;
 };
-
-void *kt_realloc(void *p, size_t n, size_t size);
-void kt_copy_name(char *dst, size_t size, const char *src);
 
 struct kt_patch *kt_patch_find(struct kt_model *m, const char *name,
 			       bool create);

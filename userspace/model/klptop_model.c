@@ -17,37 +17,10 @@
 #include "klptop.h"
 #include "snapshot.h"
 
-/**
- * kt_realloc() - the one out-of-memory policy of klptop's rooms
- * @p:    what to resize (NULL: a new array)
- * @n:    elements
- * @size: of one element
- *
- * Returns the resized array; out of memory, the program says so and exits.
- */
-void *kt_realloc(void *p, size_t n, size_t size)
-{
-	void *r = NULL;
-
-	if (!size || n <= (size_t)-1 / size)
-		r = realloc(p, (n ? n : 1) * size);
-	if (!r) {
-		fprintf(stderr, "%s: out of memory\n",
-			program_invocation_short_name);
-		exit(1);
-	}
-	return r;
-}
-
 const char *const kt_core_names[KT_NR_CORES] = {
 	[KT_CORE_KLP] = "klp",
 	[KT_CORE_LIVEPATCH] = "livepatch",
 };
-
-void kt_copy_name(char *dst, size_t size, const char *src)
-{
-	snprintf(dst, size, "%.*s", (int)size - 1, src);
-}
 
 /* A new zeroed element, under the same policy. */
 static void *kt_zalloc(size_t size)

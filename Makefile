@@ -108,12 +108,12 @@ $(BPF_OUT)/%.skel.h: $(BPF_OUT)/%.bpf.o
 # bpf/<tool>.bpf.c exists, and the libraries it needs (<tool>_PKGS).
 # Header dependencies come from the compiler (-MMD), so a change rebuilds
 # only what includes it.
-klptop_ROOMS := klptop_model klptop_events klptop_counters klptop_attach \
+klptop_ROOMS := klptop_model event_log klptop_events klptop_counters klptop_attach \
 	klptop_screen klptop_tty klptop_keys klptop_json transition_model \
 	transition_builtin transition_show source_livepatch source_livepatch_sysfs
 klptop_LIBS := alloc snapshot json strbuf readat livepatch_sysfs ksyms livepatch_walk kcore
 klptop_PKGS := libbpf
-klp-exporter_ROOMS := klptop_model klptop_events klptop_counters klptop_attach \
+klp-exporter_ROOMS := klptop_model event_log klptop_events klptop_counters klptop_attach \
 	transition_model transition_builtin \
 	klp-exporter_metrics klp-exporter_http klp-exporter_textfile \
 	klp-exporter_options klp-exporter_self source_livepatch source_livepatch_sysfs

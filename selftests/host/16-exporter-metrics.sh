@@ -124,7 +124,7 @@ int main(void)
 	return 0;
 }
 EOC
-unit_build "$tmp" snapshot strbuf_lib alloc_lib klptop_model klptop_events klp-exporter_metrics \
+unit_build "$tmp" snapshot strbuf_lib alloc_lib klptop_model klptop_events event_log klp-exporter_metrics \
 	transition_model
 
 # p1 enabled, winning f and a"b\c; p2 registered, disabled, also on f

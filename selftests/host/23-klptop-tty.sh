@@ -109,7 +109,7 @@ int main(int argc, char **argv)
 	return 0;
 }
 EOC
-unit_build "$tmp" snapshot strbuf_lib alloc_lib klptop_model klptop_events klptop_screen \
+unit_build "$tmp" snapshot strbuf_lib alloc_lib klptop_model klptop_events event_log klptop_screen \
 	klptop_tty klptop_keys transition_model transition_show json_lib
 
 # p1 patches f00..f29 of vmlinux, p2 f30..f39

@@ -105,7 +105,7 @@ int main(void)
 	return 0;
 }
 EOC
-unit_build "$tmp" snapshot json_lib strbuf_lib alloc_lib klptop_model klptop_events \
+unit_build "$tmp" snapshot json_lib strbuf_lib alloc_lib klptop_model klptop_events event_log \
 	klptop_screen klptop_json klp-exporter_metrics transition_model transition_show
 
 run() { "$tmp/t" 2>&1; }

@@ -35,13 +35,12 @@
 #include <stddef.h>
 #include <klp/uapi.h>
 #include "alloc.h"
+#include "event_log.h"
 #include "transition.h"
 
 struct termios;
 
 #define KT_FOOTER_LINES		6	/* transitions in the screen's footer */
-#define KT_LOG_LEN		64	/* transitions kept */
-#define KT_TEXT_LEN		384
 #define KT_NSEC_PER_SEC		1000000000ULL
 
 enum kt_sort {
@@ -155,32 +154,10 @@ void kt_model_free(struct kt_model *m);
 
 /* --- the event applier (klptop_events.c) --------------------------------- */
 
-/* A line of the transition log. */
-struct kt_transition {
-	unsigned long long ts_ns;	/* CLOCK_MONOTONIC, as bpf_ktime_get_ns() */
-	unsigned long long seq;		/* the core's transition number */
-	unsigned int type;		/* enum klp_event_type */
-	int cause;			/* enum klp_cause; 0 for none */
-	int ret;
-	char patch[KLP_NAME_LEN];
-	char func[KLP_FUNC_LEN];	/* "" unless about one function */
-	char text[KT_TEXT_LEN];
-};
-
-/* The last KT_LOG_LEN transitions, oldest first from n - KT_LOG_LEN. */
-struct kt_log {
-	struct kt_transition ring[KT_LOG_LEN];
-	unsigned long long n;		/* transitions logged so far */
-	unsigned long long shown;	/* ... of which printed */
-};
-
 void kt_event_apply(struct kt_model *m, struct kt_log *log,
 		    const struct klp_transition_event *e);
-void kt_event_terminate(struct klp_transition_event *e);
 void kt_log_builtin_event(struct kt_log *log,
 			  const struct klp_transition_event *e);
-const char *kt_event_name(unsigned int type);
-const char *kt_cause_name(int cause);
 
 /* --- the counters (klptop_counters.c) ------------------------------------ */
 

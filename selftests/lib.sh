@@ -138,17 +138,17 @@ unit_build() {
 }
 
 # unit_src ROOM: the path of ROOM.c in whichever of userspace/'s rooms
-# (tools, sources, model, lib) holds it
+# (lib, model, a folder of sources or of tools) holds it
 unit_src() {
 	local f
-	for f in "$KLP_TOP"/userspace/*/"$1.c"; do
+	for f in "$KLP_TOP"/userspace/*/"$1.c" "$KLP_TOP"/userspace/*/*/"$1.c"; do
 		[ -f "$f" ] && echo "$f" && return 0
 	done
 	bail "userspace/*/$1.c exists"
 }
 UNIT_INCLUDES=()
-for d in "$KLP_TOP"/userspace/*/; do
-	UNIT_INCLUDES+=("-I$d")
+for d in "$KLP_TOP"/userspace/*/ "$KLP_TOP"/userspace/*/*/; do
+	[ -d "$d" ] && UNIT_INCLUDES+=("-I$d")
 done
 
 # scratch_tree NAME: a copy of the working tree as it is (tracked files

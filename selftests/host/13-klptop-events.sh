@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# klptop's model and event applier (userspace/model/klptop_model.c,
+# klptop's model and event applier (userspace/model/model.c,
 # klptop_events event_log.c), driven from a state file and a script of the core's
 # transition events: events the state file already holds (seq <= its seq)
 # are logged but not applied again, the rest move the stacks in the core's
@@ -85,8 +85,8 @@ int main(void)
 	return 0;
 }
 EOC
-unit_build "$tmp" snapshot json_lib strbuf_lib alloc_lib klptop_model klptop_events event_log klptop_screen klptop_json \
-	transition_model transition_show
+unit_build "$tmp" snapshot json_lib strbuf_lib alloc_lib model source_klp_events event_log klptop_screen klptop_json \
+	transition_model klptop_transitions
 
 # p1 enabled on vmlinux's f and on mod's g; p2 registered, disabled; the
 # state file holds the events up to seq 10

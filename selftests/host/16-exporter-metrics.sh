@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# klp-exporter's totals and text (userspace/tools/klp-exporter_metrics.c) on
+# klp-exporter's totals and text (userspace/tools/klp-exporter/klp-exporter_metrics.c) on
 # klptop's model and event applier, driven from state files and a script
 # of the core's transition events (selftests/host/event_script.h): the
 # redirect counters are kept per label set, so they add up across reads
@@ -124,7 +124,7 @@ int main(void)
 	return 0;
 }
 EOC
-unit_build "$tmp" snapshot strbuf_lib alloc_lib klptop_model klptop_events event_log klp-exporter_metrics \
+unit_build "$tmp" snapshot strbuf_lib alloc_lib model source_klp_events event_log klp-exporter_metrics \
 	transition_model
 
 # p1 enabled, winning f and a"b\c; p2 registered, disabled, also on f

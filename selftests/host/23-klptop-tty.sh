@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# klptop on a terminal is a top (userspace/tools/klptop_tty.c, klptop_keys.c,
+# klptop on a terminal is a top (userspace/tools/klptop/klptop_tty.c, klptop_keys.c,
 # klptop_screen.c), driven without a kernel: a driver loads a state file
 # into the model and runs klptop's screen, terminal and keys on a
 # pseudo-terminal (klptop_pty.py, a small terminal of its own): the
@@ -24,7 +24,7 @@ cat > "$tmp/t.c" <<'EOC'
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "klptop.h"
+#include "model.h"
 
 /* "fuzz N": N random buffers through the key decoder */
 static int fuzz(long runs)
@@ -109,8 +109,8 @@ int main(int argc, char **argv)
 	return 0;
 }
 EOC
-unit_build "$tmp" snapshot strbuf_lib alloc_lib klptop_model klptop_events event_log klptop_screen \
-	klptop_tty klptop_keys transition_model transition_show json_lib
+unit_build "$tmp" snapshot strbuf_lib alloc_lib model source_klp_events event_log klptop_screen \
+	klptop_tty klptop_keys transition_model klptop_transitions json_lib
 
 # p1 patches f00..f29 of vmlinux, p2 f30..f39
 {

@@ -150,9 +150,9 @@ int main(void)
 	return 0;
 }
 EOC
-unit_build "$tmp" snapshot json_lib strbuf_lib alloc_lib klptop_model klptop_events event_log \
+unit_build "$tmp" snapshot json_lib strbuf_lib alloc_lib model source_klp_events event_log \
 	klptop_screen klptop_json klp-exporter_metrics transition_model \
-	transition_builtin transition_show klptop_tty klptop_keys readat_lib
+	livepatch_transitions klptop_transitions klptop_tty klptop_keys readat_lib
 run() { "$tmp/t" 2>&1; }
 
 # --- the parser: transition and blocked lines -------------------------------

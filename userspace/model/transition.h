@@ -10,13 +10,13 @@
  *   transition_model.c    klp's own: the klp:klp_transition and
  *                         klp:klp_task_blocked events (ring buffer) and
  *                         the transition and blocked lines of klp/state
- *   transition_builtin.c  the kernel's builtin livepatch: its sysfs
+ *   livepatch_transitions.c  the kernel's builtin livepatch: its sysfs
  *                         (/sys/kernel/livepatch/<patch>/transition) and
  *                         each task's /proc/<pid>/task/<tid>/patch_state,
  *                         stat and stack, read every interval while a
  *                         transition runs (doc/klptop.md says what /proc
  *                         can and cannot tell)
- *   transition_show.c     klptop's lines and JSON of them
+ *   klptop_transitions.c     klptop's lines and JSON of them
  *
  * Reasons are enum klp_block_reason (include/klp/uapi.h), plus
  * KT_BLOCK_UNKNOWN: a task the builtin has not switched whose stack holds

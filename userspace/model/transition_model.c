@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "klptop.h"
+#include "model.h"
 #include "snapshot.h"
 #include "transition.h"
 #include "transition_names.h"

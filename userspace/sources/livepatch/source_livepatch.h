@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <klp/livepatch_source.h>
-#include "klptop.h"
+#include "model.h"
 #include "livepatch_sysfs.h"
 #include "strbuf.h"
 

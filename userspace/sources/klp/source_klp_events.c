@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * klptop_events.c - the event applier: each transition event of the core
+ * source_klp_events.c - the event applier: each transition event of the core
  * moves the model and becomes one line of the transition log
  *
  * The core numbers its transitions (seq) and says why it pushed or popped
@@ -15,7 +15,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include "klptop.h"
+#include "model.h"
 
 
 /* An object callback's name as klp:klp_callback prints it. */

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * klptop_model.c - klptop's picture of the core: patches, the functions
+ * model.c - klptop's picture of the core: patches, the functions
  * they patch, and each function's func_stack (winner first)
  *
  * A kt_func is one patch's replacement of one function, named by the
  * core's func id (the id klp:klp_redirect and the BPF counters carry).
  * The model is loaded whole from the core's state file and then moved by
- * the transition events (klptop_events.c); whenever an event does not
+ * the transition events (source_klp_events.c); whenever an event does not
  * agree with it, the state file is read again.
  */
 #include <errno.h>
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "klptop.h"
+#include "model.h"
 #include "snapshot.h"
 
 const char *const kt_core_names[KT_NR_CORES] = {

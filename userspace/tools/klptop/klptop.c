@@ -24,7 +24,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "klptop.h"
+#include "model.h"
 #include "source_livepatch.h"
 #include "strbuf.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * transition_builtin.c - the builtin livepatch's transitions, from sysfs
+ * livepatch_transitions.c - the builtin livepatch's transitions, from sysfs
  * and /proc, read again every interval
  *
  * A patch is in transition while /sys/kernel/livepatch/<patch>/transition
@@ -34,7 +34,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "klptop.h"
+#include "model.h"
 #include "readat.h"
 #include "transition.h"
 

@@ -5,7 +5,7 @@
  * Counters are kept by label set, not by func or id: a func that goes
  * (its patch unregistered, the core reloaded) and comes back under the
  * same names resumes its count, so no counter ever goes backwards.
- * Redirects come from the BPF counters' deltas (klptop_counters.c), the
+ * Redirects come from the BPF counters' deltas (source_klp_counters.c), the
  * rest from the core's transition events.  No label carries an address.
  *
  * Both formats are rendered here: OpenMetrics 1.0 (counter families named

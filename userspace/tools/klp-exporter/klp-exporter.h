@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <sys/socket.h>
 #include <sys/types.h>
-#include "klptop.h"
+#include "model.h"
 #include "strbuf.h"
 
 #define EX_DEFAULT_LISTEN	"127.0.0.1:9873"

@@ -6,7 +6,7 @@
  *
  * The builtin says nothing of its sweeps: every interval (-i, 1 s by
  * default) klp-trace reads its transitions as klptop does, from sysfs and
- * each task's /proc files (transition_builtin.c: the reasons running,
+ * each task's /proc files (livepatch_transitions.c: the reasons running,
  * on_stack with the patched function named, or unknown, and what /proc
  * cannot tell), and prints, for each patch in transition, a
  * klp_task_blocked record per task not switched yet (once per task per

@@ -6,12 +6,12 @@
  * the transition event).  Here is klptop's own picture of the core, one
  * room per idea:
  *
- *   klptop_model.c     patches, patched functions and their func_stacks,
+ *   model.c     patches, patched functions and their func_stacks,
  *                      loaded from the core's state file (debugfs klp/state)
- *   klptop_events.c    the event applier: a transition event from the ring
+ *   source_klp_events.c    the event applier: a transition event from the ring
  *                      buffer moves the model and becomes a line of the log
- *   klptop_counters.c  the per-CPU redirection counters, read as deltas
- *   klptop_attach.c    the BPF programs attached, their ring buffer
+ *   source_klp_counters.c  the per-CPU redirection counters, read as deltas
+ *   source_klp_attach.c    the BPF programs attached, their ring buffer
  *   klptop_screen.c    which rows and transitions to show; the screen,
  *                      built as a frame of lines in parts
  *   klptop_tty.c       the terminal: its keys, its size (SIGWINCH), and a
@@ -53,7 +53,7 @@ enum kt_sort {
 
 extern const char *const kt_sort_names[KT_NR_SORTS];
 
-/* --- the model (klptop_model.c) ------------------------------------------ */
+/* --- the model (model.c) ------------------------------------------ */
 
 /*
  * The live patching core a patch runs on: each one is a source that feeds
@@ -152,14 +152,14 @@ void kt_model_count(const struct kt_model *m, unsigned int *enabled,
 unsigned int kt_model_replaced(const struct kt_model *m);
 void kt_model_free(struct kt_model *m);
 
-/* --- the event applier (klptop_events.c) --------------------------------- */
+/* --- the event applier (source_klp_events.c) --------------------------------- */
 
 void kt_event_apply(struct kt_model *m, struct kt_log *log,
 		    const struct klp_transition_event *e);
 void kt_log_builtin_event(struct kt_log *log,
 			  const struct klp_transition_event *e);
 
-/* --- the counters (klptop_counters.c) ------------------------------------ */
+/* --- the counters (source_klp_counters.c) ------------------------------------ */
 
 struct kt_counters {
 	const volatile unsigned long long *hits; /* the map, mapped: ncpus
@@ -176,7 +176,7 @@ int kt_counters_init(struct kt_counters *c,
 int kt_counters_update(struct kt_counters *c, struct kt_model *m);
 void kt_counters_free(struct kt_counters *c);
 
-/* --- the BPF programs (klptop_attach.c) ---------------------------------- */
+/* --- the BPF programs (source_klp_attach.c) ---------------------------------- */
 
 struct klptop_bpf;
 struct ring_buffer;

@@ -110,11 +110,13 @@ $(BPF_OUT)/%.skel.h: $(BPF_OUT)/%.bpf.o
 # Header dependencies come from the compiler (-MMD), so a change rebuilds
 # only what includes it.
 klptop_ROOMS := model event_log source_klp_events source_klp_counters source_klp_attach \
+	source_klp_state source_klp_transitions \
 	klptop_screen klptop_tty klptop_keys klptop_json transition_model \
 	livepatch_transitions klptop_transitions source_livepatch source_livepatch_sysfs
 klptop_LIBS := alloc snapshot json strbuf readat livepatch_sysfs ksyms livepatch_walk kcore
 klptop_PKGS := libbpf
 klp-exporter_ROOMS := model event_log source_klp_events source_klp_counters source_klp_attach \
+	source_klp_state source_klp_transitions \
 	transition_model livepatch_transitions \
 	klp-exporter_metrics klp-exporter_http klp-exporter_textfile \
 	klp-exporter_options klp-exporter_self source_livepatch source_livepatch_sysfs
@@ -122,9 +124,9 @@ klp-exporter_LIBS := alloc snapshot strbuf readat ksyms livepatch_walk kcore
 klp-exporter_PKGS := libbpf libmicrohttpd
 klp-trace_ROOMS := klp-trace_format klp-trace_instance klp-trace_select \
 	klp-trace_builtin klp-trace_builtin_rec klp-trace_calls klp-trace_blocked \
-	livepatch_transitions transition_model model
+	livepatch_transitions transition_model
 klp-trace_LIBS := alloc seqorder json strbuf ksyms livepatch_sysfs kcore hindex \
-	livepatch_walk btfoff readat snapshot
+	livepatch_walk btfoff readat
 klp-trace_PKGS := libtracefs libtraceevent libbpf
 
 .SECONDEXPANSION:

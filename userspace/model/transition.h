@@ -75,6 +75,7 @@ const char *kt_tr_action_name(int action);
 struct kt_tr *kt_tr_find(struct kt_trset *s, const char *core,
 			 const char *patch, bool create);
 void kt_tr_drop(struct kt_trset *s, struct kt_tr *tr);
+void kt_tr_drop_core(struct kt_trset *s, const char *core);
 void kt_tr_add_task(struct kt_tr *tr, int pid, const char *comm,
 		    const char *func, int reason);
 void kt_tr_from_snapshot(struct kt_trset *s, const struct klp_snapshot *snap);

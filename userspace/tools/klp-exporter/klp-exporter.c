@@ -109,16 +109,9 @@ static int on_event(void *ctx, void *data, size_t size)
  */
 static void core_gone(struct klp_exporter *x)
 {
-	struct kt_trset *s = &x->model.trs;
-	size_t i;
-
 	kt_model_unsee(&x->model, KT_CORE_KLP);
 	kt_model_sweep(&x->model, KT_CORE_KLP);
-	for (i = 0; i < s->nr; )
-		if (!strcmp(s->trs[i]->core, KT_TR_CORE_KLP))
-			kt_tr_drop(s, s->trs[i]);
-		else
-			i++;
+	kt_tr_drop_core(&x->model.trs, KT_TR_CORE_KLP);
 	x->model.snap_seq = 0;
 	x->model.need_resync = false;
 	/* the next core gives its ids to other funcs */

@@ -156,8 +156,6 @@ void kt_model_free(struct kt_model *m);
 
 void kt_event_apply(struct kt_model *m, struct kt_log *log,
 		    const struct klp_transition_event *e);
-void kt_log_builtin_event(struct kt_log *log,
-			  const struct klp_transition_event *e);
 
 /* --- the counters (source_klp_counters.c) ------------------------------------ */
 

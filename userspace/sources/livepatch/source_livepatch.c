@@ -119,7 +119,7 @@ static int on_lp_event(void *ctx, void *data, size_t size)
 	struct lp_source *s = ctx;
 
 	if (size >= sizeof(struct klp_transition_event) && s->log)
-		kt_log_builtin_event(s->log, data);
+		lp_log_event(s->log, data);
 	return 0;
 }
 

@@ -85,5 +85,7 @@ int lp_source_update(struct lp_source *s, struct kt_model *m,
 unsigned long long lp_source_lost_hits(const struct lp_source *s);
 unsigned long long lp_source_lost_events(const struct lp_source *s);
 void lp_source_close(struct lp_source *s);
+/* source_livepatch_events.c */
+void lp_log_event(struct kt_log *log, const struct klp_transition_event *e);
 
 #endif /* _KLP_SOURCE_LIVEPATCH_H */

@@ -18,6 +18,7 @@ cat > "$tmp/t.c" <<'EOC'
 #include <stdlib.h>
 #include <string.h>
 #include "event_script.h"
+#include "klptop.h"
 #include "strbuf.h"
 
 static struct kt_model m;

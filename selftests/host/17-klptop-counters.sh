@@ -16,7 +16,7 @@ cat > "$tmp/t.c" <<'EOC'
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "model.h"
+#include "source_klp.h"
 
 #define NCPUS 3
 

@@ -24,7 +24,8 @@ cat > "$tmp/t.c" <<'EOC'
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "model.h"
+#include "klptop.h"
+#include "source_klp.h"
 
 /* "fuzz N": N random buffers through the key decoder */
 static int fuzz(long runs)

@@ -16,7 +16,7 @@ trap 'rm -rf "$tmp"' EXIT
 cat > "$tmp/t.c" <<'EOC'
 #include <stdio.h>
 #include <string.h>
-#include "model.h"
+#include "source_klp.h"
 
 #define N	1000
 

@@ -22,7 +22,10 @@ cat > "$tmp/t.c" <<'EOC'
 #include <stdlib.h>
 #include <string.h>
 #include "klp-exporter.h"
+#include "klptop.h"
+#include "livepatch_transitions.h"
 #include "snapshot.h"
+#include "source_klp.h"
 #include "strbuf.h"
 
 static struct kt_model m;

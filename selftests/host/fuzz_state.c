@@ -36,6 +36,7 @@
 #include <unistd.h>
 #include "event_script.h"
 #include "klp-exporter.h"
+#include "klptop.h"
 #include "strbuf.h"
 
 #define EVENTS_MARK	"\nevents\n"

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "model.h"
+#include "alloc.h"
 #include "transition.h"
 #include "transition_names.h"
 

@@ -17,7 +17,7 @@
 #include <sys/mman.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "model.h"
+#include "source_klp.h"
 #include "klptop.skel.h"
 
 #define BTF_VMLINUX	"/sys/kernel/btf/vmlinux"

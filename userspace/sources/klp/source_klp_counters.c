@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "model.h"
+#include "source_klp.h"
 
 /**
  * kt_counters_init() - get ready to read a hits map

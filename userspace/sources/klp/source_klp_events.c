@@ -15,7 +15,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include "model.h"
+#include "source_klp.h"
 
 
 /* An object callback's name as klp:klp_callback prints it. */

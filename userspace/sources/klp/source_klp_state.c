@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include "model.h"
+#include "source_klp.h"
 #include "snapshot.h"
 
 static void explain_snapshot_error(const struct kt_model *m, int err,

@@ -12,7 +12,7 @@
  */
 #include <errno.h>
 #include <time.h>
-#include "model.h"
+#include "source_klp.h"
 #include "snapshot.h"
 
 /**

@@ -34,9 +34,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "model.h"
+#include "alloc.h"
+#include "livepatch_transitions.h"
 #include "readat.h"
-#include "transition.h"
 
 /* The functions a patch changes, from its sysfs directory. */
 struct patch_funcs {

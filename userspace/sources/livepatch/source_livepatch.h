@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * source_livepatch.h - the kernel's builtin livepatch as a source of the
- * tools' model (klptop.h), beside klp's own (its events and state file)
+ * model (model.h), beside klp's own (source_klp.h)
  *
  * Patches, their objects and funcs from /sys/kernel/livepatch; each
  * function's func_stack, winner first, from the builtin's own klp_ops
@@ -19,6 +19,7 @@
 #include <klp/livepatch_source.h>
 #include "model.h"
 #include "livepatch_sysfs.h"
+#include "livepatch_transitions.h"
 #include "strbuf.h"
 
 

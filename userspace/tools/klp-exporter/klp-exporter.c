@@ -27,6 +27,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "klp-exporter.h"
+#include "source_klp.h"
 #include "source_livepatch.h"
 
 #define EX_RETRY_NS	(KT_NSEC_PER_SEC)	/* look for the core again */

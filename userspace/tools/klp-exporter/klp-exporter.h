@@ -3,9 +3,9 @@
  * klp-exporter.h - klp-exporter's rooms and the state they pass around
  *
  * klp-exporter serves the klp core's state and counters as Prometheus
- * metrics (doc/metrics.md is the contract).  It is built on klptop's
- * rooms (klptop.h): the model of patches and func_stacks, the event
- * applier, the BPF counters and their attachment.  Its own rooms:
+ * metrics (doc/metrics.md is the contract).  It shows the model
+ * (model.h) that both cores' sources fill (source_klp.h,
+ * source_livepatch.h), as klptop does.  Its own rooms:
  *
  *   klp-exporter_metrics.c  the totals that only grow (kept by label set,
  *                           so a func that goes and comes back, or a core

@@ -12,6 +12,7 @@
  * without _total, info type, "# EOF") for a Prometheus that asks for it,
  * and the 0.0.4 text format for others and for node_exporter's textfiles.
  */
+#include <errno.h>
 #include <search.h>
 #include <stdarg.h>
 #include <stdio.h>

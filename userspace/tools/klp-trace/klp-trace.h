@@ -33,7 +33,7 @@ struct tracefs_instance;
 #include "hindex.h"
 #include "kcore.h"
 #include "livepatch_walk.h"
-#include "transition.h"
+#include "livepatch_transitions.h"
 
 #define KLP_SYSTEM		"klp"
 #define KLP_REDIRECT		"klp_redirect"

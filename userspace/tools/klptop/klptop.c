@@ -24,7 +24,8 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "model.h"
+#include "klptop.h"
+#include "source_klp.h"
 #include "source_livepatch.h"
 #include "strbuf.h"
 

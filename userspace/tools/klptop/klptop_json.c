@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "json.h"
-#include "model.h"
+#include "klptop.h"
 
 static void json_str(struct strbuf *b, const char *s)
 {

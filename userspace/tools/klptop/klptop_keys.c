@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include "model.h"
+#include "klptop.h"
 
 #define KT_KEYS_READ	64
 

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "model.h"
+#include "klptop.h"
 
 const char *const kt_sort_names[KT_NR_SORTS] = {
 	[KT_SORT_RATE] = "rate",

@@ -12,9 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "json.h"
-#include "model.h"
+#include "klptop.h"
 #include "strbuf.h"
-#include "transition.h"
 
 static double elapsed_s(const struct kt_tr *tr, unsigned long long now_ns)
 {

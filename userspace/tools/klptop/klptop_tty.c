@@ -24,7 +24,7 @@
 #include <sys/ioctl.h>
 #include <termios.h>
 #include <unistd.h>
-#include "model.h"
+#include "klptop.h"
 #include "strbuf.h"
 
 #define KT_ESC_WAIT_MS	30	/* the rest of an escape sequence */

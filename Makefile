@@ -110,14 +110,14 @@ $(BPF_OUT)/%.skel.h: $(BPF_OUT)/%.bpf.o
 # Header dependencies come from the compiler (-MMD), so a change rebuilds
 # only what includes it.
 klptop_ROOMS := model event_log source_klp_events source_klp_counters source_klp_attach \
-	source_klp_state source_klp_transitions \
+	source_klp source_klp_state source_klp_transitions \
 	klptop_screen klptop_tty klptop_keys klptop_json transition_model \
 	livepatch_transitions klptop_transitions source_livepatch source_livepatch_sysfs \
 	source_livepatch_events
 klptop_LIBS := alloc snapshot json strbuf readat livepatch_sysfs ksyms livepatch_walk kcore
 klptop_PKGS := libbpf
 klp-exporter_ROOMS := model event_log source_klp_events source_klp_counters source_klp_attach \
-	source_klp_state source_klp_transitions \
+	source_klp source_klp_state source_klp_transitions \
 	transition_model livepatch_transitions \
 	klp-exporter_metrics klp-exporter_http klp-exporter_textfile \
 	klp-exporter_options klp-exporter_self source_livepatch source_livepatch_sysfs \

@@ -3,6 +3,9 @@
  * source_klp.h - the klp core as a source of the model (model.h): its
  * state file, its events and its call counters
  *
+ *   source_klp.c              the source, in the shape of every source
+ *                             (source_livepatch.h): open, update the
+ *                             model, the counts of what was lost, close
  *   source_klp_attach.c       bpf/klptop.bpf.c loaded and attached to the
  *                             klp:* tracepoints, and its ring buffer
  *   source_klp_events.c       each event moves the model and becomes a
@@ -14,7 +17,9 @@
  *   source_klp_state.c        the model read whole again from the state
  *                             file (snapshot_lib.c parses it)
  *
- * What goes wrong is said on stderr, in terms of what to do.
+ * What goes wrong is said on stderr, in terms of what to do.  klptop
+ * updates the model with klp_source_update(); klp-exporter, which counts
+ * each event and each winner before the model moves, calls the parts.
  */
 #ifndef _KLP_SOURCE_KLP_H
 #define _KLP_SOURCE_KLP_H
@@ -81,5 +86,21 @@ unsigned long long kt_bpf_lost_hits(const struct kt_bpf *b);
 void kt_bpf_detach(struct kt_bpf *b);
 int kt_bpf_print_all(enum libbpf_print_level level, const char *format,
 		     va_list args);
+
+/* --- the source (source_klp.c) ------------------------------------------ */
+
+struct klp_source {
+	struct kt_bpf bpf;
+	struct kt_counters counters;
+	unsigned long long lost_events_seen;	/* by the last update */
+};
+
+int klp_source_open(struct klp_source *s, kt_event_fn on_event, void *ctx);
+int klp_source_consume(struct klp_source *s);
+int klp_source_events_fd(const struct klp_source *s);
+int klp_source_update(struct klp_source *s, struct kt_model *m);
+unsigned long long klp_source_lost_events(const struct klp_source *s);
+unsigned long long klp_source_lost_hits(const struct klp_source *s);
+void klp_source_close(struct klp_source *s);
 
 #endif /* _KLP_SOURCE_KLP_H */

@@ -38,10 +38,9 @@ struct klp_exporter {
 	bool attached;			/* to the klp:* tracepoints */
 	bool up;			/* the core there and its state read */
 	bool seen_absent;		/* the core was seen absent once */
-	struct kt_bpf bpf;
+	struct klp_source klp;		/* the klp core */
 	struct kt_model model;
 	struct kt_log log;		/* the event applier's; not shown */
-	struct kt_counters counters;
 	struct lp_source lp;		/* the kernel's builtin livepatch */
 	bool lp_tried;
 	bool lp_read;			/* its state read once: changes count */
@@ -92,9 +91,9 @@ static int on_event(void *ctx, void *data, size_t size)
 	 * took are read before, while it can still be named.
 	 */
 	if (e.type == KLP_EV_PATCH_UNREGISTER && !e.ret &&
-	    !kt_counters_update(&x->counters, &x->model))
+	    !kt_counters_update(&x->klp.counters, &x->model))
 		ex_count_redirects(&x->totals, &x->model,
-				   x->counters.interval_unknown);
+				   x->klp.counters.interval_unknown);
 	ex_count_event(&x->totals, &x->model, &e);
 	kt_event_apply(&x->model, &x->log, &e);
 	/* the enable's time is in the state file only */
@@ -116,7 +115,8 @@ static void core_gone(struct klp_exporter *x)
 	x->model.snap_seq = 0;
 	x->model.need_resync = false;
 	/* the next core gives its ids to other funcs */
-	memset(x->counters.unknown_tried, 0, sizeof(x->counters.unknown_tried));
+	memset(x->klp.counters.unknown_tried, 0,
+	       sizeof(x->klp.counters.unknown_tried));
 	x->up = false;
 	x->seen_absent = true;
 	fprintf(stderr, "%s: the klp core went away: klp_up 0 until it is back\n",
@@ -125,9 +125,7 @@ static void core_gone(struct klp_exporter *x)
 
 static void detach(struct klp_exporter *x)
 {
-	kt_bpf_detach(&x->bpf);
-	kt_counters_free(&x->counters);
-	memset(&x->counters, 0, sizeof(x->counters));
+	klp_source_close(&x->klp);
 	kt_model_free(&x->model);
 	memset(&x->model, 0, sizeof(x->model));
 	x->attached = false;
@@ -151,11 +149,8 @@ static int attach(struct klp_exporter *x)
 			return err;
 	}
 	libbpf_set_print(x->last_err ? NULL : x->libbpf_print);
-	err = kt_bpf_attach(&x->bpf, on_event, x);
+	err = klp_source_open(&x->klp, on_event, x);
 	libbpf_set_print(x->libbpf_print);
-	if (!err)
-		err = kt_counters_init(&x->counters, x->bpf.hits,
-				       x->bpf.ncpus);
 	if (err) {
 		detach(x);
 		return err;
@@ -232,8 +227,8 @@ static void core_try(struct klp_exporter *x)
 /* The lost counts of the BPF side, added to the totals. */
 static bool take_losses(struct klp_exporter *x)
 {
-	unsigned long long ev = kt_bpf_lost_events(&x->bpf);
-	unsigned long long hits = kt_bpf_lost_hits(&x->bpf);
+	unsigned long long ev = klp_source_lost_events(&x->klp);
+	unsigned long long hits = klp_source_lost_hits(&x->klp);
 	bool lost = ev != x->lost_events_seen;
 
 	x->totals.lost_events += ev - x->lost_events_seen;
@@ -268,14 +263,14 @@ static int update_core(struct klp_exporter *x)
 	core_try(x);
 	if (!x->attached)
 		return 1;
-	err = kt_bpf_consume(&x->bpf);
+	err = klp_source_consume(&x->klp);
 	if (take_losses(x))
 		x->model.need_resync = true;
 	if (x->up && access(KLP_SYSFS_ROOT, F_OK)) {
 		/* the last calls counted are the old core's funcs' */
-		if (!kt_counters_update(&x->counters, &x->model))
+		if (!kt_counters_update(&x->klp.counters, &x->model))
 			ex_count_redirects(&x->totals, &x->model,
-					   x->counters.interval_unknown);
+					   x->klp.counters.interval_unknown);
 		core_gone(x);
 	}
 	if (!x->up)
@@ -283,7 +278,7 @@ static int update_core(struct klp_exporter *x)
 	if (!err && x->model.need_resync)
 		err = resync(x);
 	if (!err)
-		err = kt_counters_update(&x->counters, &x->model);
+		err = kt_counters_update(&x->klp.counters, &x->model);
 	if (err)
 		x->totals.errors++;
 	return err;
@@ -343,7 +338,7 @@ static void update(struct klp_exporter *x)
 		zero_intervals(&x->model);
 	update_builtin(x);
 	ex_count_redirects(&x->totals, &x->model,
-			   klp ? 0 : x->counters.interval_unknown);
+			   klp ? 0 : x->klp.counters.interval_unknown);
 	kt_tr_builtin_scan(&x->model.trs);
 }
 
@@ -474,7 +469,7 @@ static int run(struct klp_exporter *x)
 		}
 		if (x->attached) {
 			ev = n;
-			pfd[n++] = (struct pollfd){ kt_bpf_events_fd(&x->bpf), POLLIN, 0 };
+			pfd[n++] = (struct pollfd){ klp_source_events_fd(&x->klp), POLLIN, 0 };
 		}
 		if (x->http) {
 			pfd[n++] = (struct pollfd){ ex_http_fd(x->http), POLLIN, 0 };
@@ -486,7 +481,7 @@ static int run(struct klp_exporter *x)
 			return -errno;
 		}
 		/* the ring buffer drained as events come: none is lost waiting */
-		if (ev >= 0 && pfd[ev].revents && kt_bpf_consume(&x->bpf))
+		if (ev >= 0 && pfd[ev].revents && klp_source_consume(&x->klp))
 			x->totals.errors++;
 		if (x->http)
 			ex_http_run(x->http);

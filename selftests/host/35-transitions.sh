@@ -31,6 +31,7 @@ cat > "$tmp/t.c" <<'EOC'
 static struct kt_model m;
 static struct kt_log lg;
 static struct strbuf out;
+static struct lp_glance glance;
 
 static void show(void)
 {
@@ -118,9 +119,9 @@ int main(void)
 		} else if (!strcmp(w[0], "event")) {
 			event(w);
 		} else if (!strcmp(w[0], "builtin")) {
-			m.trs.livepatch_root = w[1];
-			m.trs.proc_root = w[2];
-			printf("scan %d\n", kt_tr_builtin_scan(&m.trs));
+			n = lp_sysfs_glance(&glance, w[1]);
+			kt_tr_builtin_scan(&m.trs, &glance, w[2]);
+			printf("scan %d\n", n);
 		} else if (!strcmp(w[0], "resync?")) {
 			printf("need resync %s\n", m.need_resync ? "yes" : "no");
 			m.need_resync = false;
@@ -148,6 +149,7 @@ int main(void)
 	}
 	free((char *)v.patch);
 	kt_model_free(&m);
+	lp_glance_free(&glance);
 	ex_totals_free(&ext);
 	sb_free(&out);
 	return 0;
@@ -155,7 +157,8 @@ int main(void)
 EOC
 unit_build "$tmp" snapshot json_lib strbuf_lib alloc_lib model source_klp_events source_klp_state source_klp_transitions event_log \
 	klptop_screen klptop_json klp-exporter_metrics transition_model \
-	livepatch_transitions klptop_transitions klptop_tty klptop_keys readat_lib
+	livepatch_transitions livepatch_sysfs_lib klptop_transitions klptop_tty \
+	klptop_keys readat_lib
 run() { "$tmp/t" 2>&1; }
 
 # --- the parser: transition and blocked lines -------------------------------

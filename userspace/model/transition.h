@@ -28,8 +28,6 @@
 #define KT_BLOCK_UNKNOWN	0
 #define KT_TR_CORE_KLP		"klp"		/* kt_core_names[KT_CORE_KLP] */
 #define KT_TR_CORE_LIVEPATCH	"livepatch"	/* kt_core_names[KT_CORE_LIVEPATCH] */
-#define KT_LIVEPATCH_ROOT	"/sys/kernel/livepatch"
-#define KT_PROC_ROOT		"/proc"
 
 /* A task the last sweep could not switch. */
 struct kt_task {
@@ -57,9 +55,6 @@ struct kt_tr {
 struct kt_trset {
 	struct kt_tr **trs;
 	size_t nr;
-	const char *livepatch_root;	/* NULL: KT_LIVEPATCH_ROOT */
-	const char *proc_root;		/* NULL: KT_PROC_ROOT */
-	bool no_builtin;		/* never look at the builtin's */
 };
 
 const char *kt_block_reason_name(int reason);

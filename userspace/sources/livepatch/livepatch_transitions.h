@@ -7,9 +7,12 @@
 #ifndef _KLP_LIVEPATCH_TRANSITIONS_H
 #define _KLP_LIVEPATCH_TRANSITIONS_H
 
+#include "livepatch_sysfs.h"
 #include "transition.h"
 
-/* The builtin livepatch's transitions, read again; 0 or -errno. */
-int kt_tr_builtin_scan(struct kt_trset *s);
+#define LP_PROC_ROOT	"/proc"
+
+void kt_tr_builtin_scan(struct kt_trset *s, const struct lp_glance *g,
+			const char *proc_root);
 
 #endif /* _KLP_LIVEPATCH_TRANSITIONS_H */

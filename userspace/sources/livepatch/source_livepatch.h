@@ -66,7 +66,7 @@ struct lp_source {
 	unsigned long long last_gen;
 	unsigned long long gen_now;	/* lp_source_check()'s */
 	bool checked, need_read;	/* lp_source_check() ran; its answer */
-	struct strbuf sysfs_now, sysfs_last;
+	struct lp_glance now, last;	/* this update's glance, the last read's */
 	unsigned long long reads;	/* full reads so far (0: none yet) */
 	unsigned long long funcs_freed_seen;	/* the model's, at the last lookup */
 	struct ring_buffer *rb;		/* its events */
@@ -79,7 +79,6 @@ struct lp_source {
 int lp_source_open(struct lp_source *s);
 /* source_livepatch_sysfs.c */
 void lp_sysfs_read(struct kt_model *m);
-bool lp_sysfs_glance(struct strbuf *b);
 bool lp_source_check(struct lp_source *s);
 int lp_source_update(struct lp_source *s, struct kt_model *m,
 		     struct kt_log *log);

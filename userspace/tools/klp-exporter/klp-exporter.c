@@ -286,9 +286,10 @@ static int update_core(struct klp_exporter *x)
 
 /*
  * The builtin livepatch's part, whether the klp core is there or not:
- * its patches, stacks and calls (source_livepatch.c).  The winners its
- * first read finds were there before the exporter; every one a later
- * read finds changed counts.  Returns 0 or -errno (counted).
+ * its patches, stacks, calls and transitions (source_livepatch.c; its
+ * transitions also without its BPF side).  The winners its first read
+ * finds were there before the exporter; every one a later read finds
+ * changed counts.  Returns 0 or -errno (counted).
  */
 static int update_builtin(struct klp_exporter *x)
 {
@@ -301,7 +302,7 @@ static int update_builtin(struct klp_exporter *x)
 		lp_source_open(&x->lp);
 	}
 	if (!x->lp.present)
-		return 0;
+		return lp_source_update(&x->lp, &x->model, &x->log);
 	if (!lp_source_check(&x->lp)) {	/* no winner can have changed */
 		err = lp_source_update(&x->lp, &x->model, &x->log);
 		if (err)
@@ -325,9 +326,9 @@ static int update_builtin(struct klp_exporter *x)
 }
 
 /*
- * Bring the model and the totals up to now: each core's source, the
- * calls both counted, and the builtin's transitions (after the klp
- * core's: a core gone drops only its own).
+ * Bring the model and the totals up to now: each core's source (the
+ * builtin's after klp's: a core gone drops only its own transitions),
+ * then the calls both counted.
  */
 static void update(struct klp_exporter *x)
 {
@@ -339,7 +340,6 @@ static void update(struct klp_exporter *x)
 	update_builtin(x);
 	ex_count_redirects(&x->totals, &x->model,
 			   klp ? 0 : x->klp.counters.interval_unknown);
-	kt_tr_builtin_scan(&x->model.trs);
 }
 
 static void render(struct klp_exporter *x, enum ex_format fmt,
@@ -421,7 +421,7 @@ static void textfile_tick(struct klp_exporter *x)
 static void say_started(struct klp_exporter *x)
 {
 	bool klp = !access(KLP_SYSFS_ROOT, F_OK);
-	bool livepatch = !access(EX_LIVEPATCH_SYSFS, F_OK);
+	bool livepatch = !access(LP_SYSFS_ROOT, F_OK);
 	struct strbuf b = {};
 	const char *sep = ": ";
 

@@ -30,8 +30,6 @@
 #include "strbuf.h"
 
 #define EX_DEFAULT_LISTEN	"127.0.0.1:9873"
-/* The kernel's own livepatch core, reported at start when present. */
-#define EX_LIVEPATCH_SYSFS	"/sys/kernel/livepatch"
 
 /* The exposition formats: what Prometheus asks for, what files hold. */
 enum ex_format {

@@ -230,7 +230,6 @@ static int refresh(struct klptop *k, unsigned long long tick, bool show)
 		return err;	/* it said why */
 	tot.elapsed = (double)(tick - k->last_tick_ns) / KT_NSEC_PER_SEC;
 	k->last_tick_ns = tick;
-	kt_tr_builtin_scan(&k->model.trs);	/* none: nothing to show */
 	err = lp_source_update(&k->lp, &k->model, &k->log);
 	if (err)
 		return err;

@@ -114,7 +114,7 @@ klptop_ROOMS := model event_log source_klp_events source_klp_counters source_klp
 	klptop_screen klptop_tty klptop_keys klptop_json transition_model \
 	livepatch_transitions klptop_transitions source_livepatch source_livepatch_sysfs \
 	source_livepatch_events
-klptop_LIBS := alloc snapshot json strbuf readat livepatch_sysfs ksyms livepatch_walk kcore
+klptop_LIBS := alloc hindex snapshot json strbuf readat livepatch_sysfs ksyms livepatch_walk kcore
 klptop_PKGS := libbpf
 klp-exporter_ROOMS := model event_log source_klp_events source_klp_counters source_klp_attach \
 	source_klp source_klp_state source_klp_transitions \
@@ -122,7 +122,7 @@ klp-exporter_ROOMS := model event_log source_klp_events source_klp_counters sour
 	klp-exporter_metrics klp-exporter_http klp-exporter_textfile \
 	klp-exporter_options klp-exporter_self source_livepatch source_livepatch_sysfs \
 	source_livepatch_events
-klp-exporter_LIBS := alloc snapshot strbuf readat livepatch_sysfs ksyms livepatch_walk kcore
+klp-exporter_LIBS := alloc hindex snapshot strbuf readat livepatch_sysfs ksyms livepatch_walk kcore
 klp-exporter_PKGS := libbpf libmicrohttpd
 klp-trace_ROOMS := klp-trace_format klp-trace_instance klp-trace_select \
 	klp-trace_builtin klp-trace_builtin_rec klp-trace_calls klp-trace_blocked \

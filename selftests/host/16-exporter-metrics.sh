@@ -124,7 +124,7 @@ int main(void)
 	return 0;
 }
 EOC
-unit_build "$tmp" snapshot strbuf_lib alloc_lib model source_klp_events source_klp_state source_klp_transitions event_log klp-exporter_metrics \
+unit_build "$tmp" snapshot strbuf_lib alloc_lib hindex_lib model source_klp_events source_klp_state source_klp_transitions event_log klp-exporter_metrics \
 	transition_model
 
 # p1 enabled, winning f and a"b\c; p2 registered, disabled, also on f

@@ -78,7 +78,7 @@ int main(void)
 	return 0;
 }
 EOC
-unit_build "$tmp" snapshot alloc_lib model source_klp_events source_klp_state source_klp_transitions event_log source_klp_counters transition_model
+unit_build "$tmp" snapshot alloc_lib hindex_lib model source_klp_events source_klp_state source_klp_transitions event_log source_klp_counters transition_model
 
 # p1 patches f (id 3) and g (id 4); p2 patches f too (id 7), below p1
 cat > "$tmp/s1" <<'EOS'

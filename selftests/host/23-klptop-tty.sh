@@ -110,7 +110,7 @@ int main(int argc, char **argv)
 	return 0;
 }
 EOC
-unit_build "$tmp" snapshot strbuf_lib alloc_lib model source_klp_events source_klp_state source_klp_transitions event_log klptop_screen \
+unit_build "$tmp" snapshot strbuf_lib alloc_lib hindex_lib model source_klp_events source_klp_state source_klp_transitions event_log klptop_screen \
 	klptop_tty klptop_keys transition_model klptop_transitions json_lib
 
 # p1 patches f00..f29 of vmlinux, p2 f30..f39

@@ -64,7 +64,7 @@ int main(int argc, char **argv)
 	return 0;
 }
 EOC
-unit_build "$tmp" strbuf klp-exporter_self klp-exporter_metrics alloc_lib model \
+unit_build "$tmp" strbuf klp-exporter_self klp-exporter_metrics alloc_lib hindex_lib model \
 	source_klp_events source_klp_state source_klp_transitions event_log snapshot_lib transition_model
 assert_eq "/proc/self/stat: the fields counted from the command's last ')'" \
 "utime 3 stime 5 start 12345 vsize 10510336 rss 1226

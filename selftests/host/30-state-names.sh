@@ -107,7 +107,7 @@ int main(void)
 	return 0;
 }
 EOC
-unit_build "$tmp" snapshot json_lib strbuf_lib alloc_lib model source_klp_events source_klp_state source_klp_transitions event_log \
+unit_build "$tmp" snapshot json_lib strbuf_lib alloc_lib hindex_lib model source_klp_events source_klp_state source_klp_transitions event_log \
 	klptop_screen klptop_json klp-exporter_metrics transition_model klptop_transitions
 
 run() { "$tmp/t" 2>&1; }

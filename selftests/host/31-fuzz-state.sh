@@ -14,7 +14,7 @@ ktap_start "fuzz: state parser, model, JSON and metrics"
 runs=${KLP_FUZZ_RUNS:-100000}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-rooms=(snapshot_lib json_lib strbuf_lib alloc_lib model source_klp_events source_klp_state source_klp_transitions event_log klptop_screen
+rooms=(snapshot_lib json_lib strbuf_lib alloc_lib hindex_lib model source_klp_events source_klp_state source_klp_transitions event_log klptop_screen
 	klptop_json klp-exporter_metrics transition_model klptop_transitions)
 srcs=()
 for r in "${rooms[@]}"; do

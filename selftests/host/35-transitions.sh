@@ -155,7 +155,7 @@ int main(void)
 	return 0;
 }
 EOC
-unit_build "$tmp" snapshot json_lib strbuf_lib alloc_lib model source_klp_events source_klp_state source_klp_transitions event_log \
+unit_build "$tmp" snapshot json_lib strbuf_lib alloc_lib hindex_lib model source_klp_events source_klp_state source_klp_transitions event_log \
 	klptop_screen klptop_json klp-exporter_metrics transition_model \
 	livepatch_transitions livepatch_sysfs_lib klptop_transitions klptop_tty \
 	klptop_keys readat_lib

@@ -141,7 +141,7 @@ int main(void)
 }
 EOC
 srcs=()
-for r in klp-trace_format json_lib strbuf_lib ksyms_lib; do
+for r in klp-trace_format json_lib strbuf_lib ksyms_lib hindex_lib; do
 	srcs+=("$(unit_src "$r")")
 done
 # shellcheck disable=SC2086 # KLP_SANITIZE and pkg-config give lists of flags

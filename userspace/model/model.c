@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "hindex.h"
 #include "model.h"
 
 const char *const kt_core_names[KT_NR_CORES] = {
@@ -48,21 +49,19 @@ struct kt_patch *kt_patch_find(struct kt_model *m, const char *name,
 /*
  * The bucket of a function, from what kt_fn_find() compares: the first
  * KLP_NAME_LEN - 1 characters of its object, KLP_FUNC_LEN - 1 of its name
- * (FNV-1a).  A model of 1000 builtin functions looks each up several
+ * (FNV-1a, with a NUL between them: no name holds one).  A model of 1000
+ * builtin functions looks each up several
  * times an interval: a scan of all of them each time cost klptop more
  * than the rest of its interval (doc/performance.md).
  */
 static size_t fn_bucket(const struct kt_model *m, const char *object,
 			const char *name)
 {
-	unsigned long long h = 14695981039346656037ULL;
-	size_t i;
+	unsigned long long h = HINDEX_FNV1A_INIT;
 
-	for (i = 0; i < KLP_NAME_LEN - 1 && object[i]; i++)
-		h = (h ^ (unsigned char)object[i]) * 1099511628211ULL;
-	h = (h ^ 0x100) * 1099511628211ULL;	/* no character: the border */
-	for (i = 0; i < KLP_FUNC_LEN - 1 && name[i]; i++)
-		h = (h ^ (unsigned char)name[i]) * 1099511628211ULL;
+	h = hindex_fnv1a(h, object, strnlen(object, KLP_NAME_LEN - 1));
+	h = hindex_fnv1a(h, "", 1);
+	h = hindex_fnv1a(h, name, strnlen(name, KLP_FUNC_LEN - 1));
 	return h & (m->fn_hash_size - 1);
 }
 

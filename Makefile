@@ -119,7 +119,8 @@ klptop_PKGS := libbpf
 klp-exporter_ROOMS := model event_log source_klp_events source_klp_counters source_klp_attach \
 	source_klp source_klp_state source_klp_transitions \
 	transition_model livepatch_transitions \
-	klp-exporter_metrics klp-exporter_http klp-exporter_textfile \
+	klp-exporter_metrics klp-exporter_transitions klp-exporter_counters \
+	klp-exporter_text klp-exporter_http klp-exporter_textfile \
 	klp-exporter_options klp-exporter_self source_livepatch source_livepatch_sysfs \
 	source_livepatch_events
 klp-exporter_LIBS := alloc hindex snapshot strbuf readat livepatch_sysfs ksyms livepatch_walk kcore

@@ -86,7 +86,8 @@ int main(void)
 	return 0;
 }
 EOC
-unit_build "$tmp" snapshot json_lib strbuf_lib alloc_lib hindex_lib model source_klp_events source_klp_state source_klp_transitions event_log klptop_screen klptop_json \
+# shellcheck disable=SC2086 # the lists of rooms are words
+unit_build "$tmp" snapshot $UNIT_MODEL $UNIT_KLP $UNIT_KLPTOP
 	transition_model klptop_transitions
 
 # p1 enabled on vmlinux's f and on mod's g; p2 registered, disabled; the

@@ -124,7 +124,8 @@ int main(void)
 	return 0;
 }
 EOC
-unit_build "$tmp" snapshot strbuf_lib alloc_lib hindex_lib model source_klp_events source_klp_state source_klp_transitions event_log klp-exporter_metrics \
+# shellcheck disable=SC2086 # the lists of rooms are words
+unit_build "$tmp" snapshot $UNIT_MODEL $UNIT_KLP $UNIT_EXPORTER
 	transition_model
 
 # p1 enabled, winning f and a"b\c; p2 registered, disabled, also on f

@@ -78,7 +78,8 @@ int main(void)
 	return 0;
 }
 EOC
-unit_build "$tmp" snapshot alloc_lib hindex_lib model source_klp_events source_klp_state source_klp_transitions event_log source_klp_counters transition_model
+# shellcheck disable=SC2086 # the lists of rooms are words
+unit_build "$tmp" snapshot $UNIT_MODEL $UNIT_KLP source_klp_counters
 
 # p1 patches f (id 3) and g (id 4); p2 patches f too (id 7), below p1
 cat > "$tmp/s1" <<'EOS'

@@ -110,7 +110,8 @@ int main(int argc, char **argv)
 	return 0;
 }
 EOC
-unit_build "$tmp" snapshot strbuf_lib alloc_lib hindex_lib model source_klp_events source_klp_state source_klp_transitions event_log klptop_screen \
+# shellcheck disable=SC2086 # the lists of rooms are words
+unit_build "$tmp" snapshot $UNIT_MODEL $UNIT_KLP $UNIT_KLPTOP klptop_tty klptop_keys
 	klptop_tty klptop_keys transition_model klptop_transitions json_lib
 
 # p1 patches f00..f29 of vmlinux, p2 f30..f39

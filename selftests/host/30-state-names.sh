@@ -107,8 +107,9 @@ int main(void)
 	return 0;
 }
 EOC
-unit_build "$tmp" snapshot json_lib strbuf_lib alloc_lib hindex_lib model source_klp_events source_klp_state source_klp_transitions event_log \
-	klptop_screen klptop_json klp-exporter_metrics transition_model klptop_transitions
+# shellcheck disable=SC2086 # the lists of rooms are words
+unit_build "$tmp" snapshot $UNIT_MODEL $UNIT_KLP $UNIT_KLPTOP $UNIT_EXPORTER
+	klptop_screen klptop_json klp-exporter_metrics klp-exporter_transitions klp-exporter_counters klp-exporter_text transition_model klptop_transitions
 
 run() { "$tmp/t" 2>&1; }
 # name CHAR N: CHAR N times

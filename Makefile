@@ -39,10 +39,17 @@ ARCH_BPF := x86
 # each a directory; a file is found in whichever room holds it.
 USER_ROOMS := $(patsubst %/,%,$(sort $(dir $(wildcard userspace/*/*.[ch] userspace/*/*/*.[ch]))))
 vpath %.c $(USER_ROOMS)
+# A file sees the headers of its own room and of the rooms below it, never
+# those of a room above or beside it: lib, then the model, then each
+# source, then each tool (host/42 checks the calls and link lines too).
+ROOMS_BELOW_lib :=
+ROOMS_BELOW_model := userspace/lib
+ROOMS_BELOW_sources := userspace/lib userspace/model
+ROOMS_BELOW_tools := userspace/lib userspace/model $(filter userspace/sources/%,$(USER_ROOMS))
+room_includes = $(addprefix -I,$(ROOMS_BELOW_$(word 2,$(subst /, ,$1))) $(patsubst %/,%,$(dir $1)))
 # GNU: program_invocation_short_name names the tool in shared messages.
 # libtracefs' and libtraceevent's headers include each other by bare name.
 INCLUDES := -D_GNU_SOURCE -Iinclude -I$(BPF_OUT) -I$(OUT) \
-	$(addprefix -I,$(USER_ROOMS)) \
 	$(shell pkg-config --cflags libtracefs libtraceevent 2>/dev/null)
 
 # The version and the git revision the tools are built from (klp-exporter's
@@ -134,7 +141,7 @@ klp-trace_PKGS := libtracefs libtraceevent libbpf
 
 .SECONDEXPANSION:
 $(OUT)/obj/%.o: %.c $$(if $$(wildcard bpf/$$*.bpf.c),$(BPF_OUT)/$$*.skel.h) | $(OUT)/obj
-	$(CC) $(CFLAGS) $(INCLUDES) -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS) $(INCLUDES) $(call room_includes,$<) -MMD -MP -c $< -o $@
 
 $(BIN)/%: $(OUT)/obj/%.o $$(addprefix $(OUT)/obj/,$$(addsuffix .o,$$($$*_ROOMS)) $$(addsuffix _lib.o,$$($$*_LIBS))) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(shell pkg-config --libs $($*_PKGS))

@@ -1,13 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# klptop's model and event applier (userspace/model/model.c,
-# klptop_events event_log.c), driven from a state file and a script of the core's
-# transition events: events the state file already holds (seq <= its seq)
-# are logged but not applied again, the rest move the stacks in the core's
-# order, every push and pop is logged at once with its cause (a failed
-# enable shows its pushes and their rollback), and an event the model does
-# not agree with asks for the state file again.  The JSON writer carries
-# each transition's seq and cause.
+# klptop's model and klp's event applier (userspace/model/model.c,
+# userspace/sources/klp/source_klp_events.c), driven from a state file and a
+# script of the core's transition events: events the state file already
+# holds (seq <= its seq) are logged but not applied again, the rest move
+# the stacks in the core's order, every push and pop is logged at once with
+# its cause (a failed enable shows its pushes and their rollback), and an
+# event the model does not agree with asks for the state file again.  The
+# JSON writer carries each transition's seq and cause.
 . "$(dirname "$0")/../lib.sh"
 ktap_start "klptop: model and event applier"
 

@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The transitions in progress and the tasks that hold them back, one model
-# for both cores (userspace/transition*.c), driven without a kernel:
+# for both cores (userspace/model/transition_model.c, filled by
+# sources/klp/source_klp_transitions.c and
+# sources/livepatch/livepatch_transitions.c), driven without a kernel:
 # - klp's source: the state file's transition and blocked lines (the
 #   parser refuses what the contract rules out), then the klp_transition
 #   and klp_task_blocked events newer than the file (a newer sweep's tasks

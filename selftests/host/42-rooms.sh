@@ -73,7 +73,7 @@ sees "a header that declares another room's function (the model, klp's source's)
 copy
 fault model/transition_model.c 's/^#include "alloc.h"/#include "model.h"/'
 sees "a circle inside a room (the transitions include the model, which includes them)" \
-	'^circle\tmodel/model.c\tmodel/model.h\tmodel/transition.h\tmodel/transition_model.c$'
+	'^circle\t(.*\t)?model/model\.h\t(.*\t)?model/transition\.h\t(.*\t)?model/transition_model\.c(\t|$)'
 copy
 fault ../Makefile 's/^klptop_ROOMS := /&klp-exporter_text /'
 sees "a tool linked with another tool's room" \

@@ -36,14 +36,22 @@ BPFTOOL ?= bpftool
 CC ?= gcc
 CFLAGS ?= -g -O2 -Wall -Wextra -Wno-unused-parameter
 ARCH_BPF := x86
-# userspace/'s rooms (userspace/README.md): the tools, the sources that
-# feed the model, the model, and the helpers they share.
-USER_ROOMS := tools sources model lib
-vpath %.c $(addprefix userspace/,$(USER_ROOMS))
+# userspace/'s rooms (userspace/README.md): the helpers, the model, the
+# sources that feed it (a folder a core) and the tools (a folder each),
+# each a directory; a file is found in whichever room holds it.
+USER_ROOMS := $(patsubst %/,%,$(sort $(dir $(wildcard userspace/*/*.[ch] userspace/*/*/*.[ch]))))
+vpath %.c $(USER_ROOMS)
+# A file sees the headers of its own room and of the rooms below it, never
+# those of a room above or beside it: lib, then the model, then each
+# source, then each tool (host/42 checks the calls and link lines too).
+ROOMS_BELOW_lib :=
+ROOMS_BELOW_model := userspace/lib
+ROOMS_BELOW_sources := userspace/lib userspace/model
+ROOMS_BELOW_tools := userspace/lib userspace/model $(filter userspace/sources/%,$(USER_ROOMS))
+room_includes = $(addprefix -I,$(ROOMS_BELOW_$(word 2,$(subst /, ,$1))) $(patsubst %/,%,$(dir $1)))
 # GNU: program_invocation_short_name names the tool in shared messages.
 # libtracefs' and libtraceevent's headers include each other by bare name.
 INCLUDES := -D_GNU_SOURCE -Iinclude -I$(BPF_OUT) -I$(OUT) \
-	$(addprefix -Iuserspace/,$(USER_ROOMS)) \
 	$(shell pkg-config --cflags libtracefs libtraceevent 2>/dev/null)
 
 # The version and the git revision the tools are built from (klp-exporter's
@@ -74,7 +82,7 @@ CORE_SRCS := $(filter-out %.mod.c,$(wildcard core/*.c)) $(wildcard core/*.h) cor
 BPF_PROGS := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))
 SKELS := $(patsubst %,$(BPF_OUT)/%.skel.h,$(BPF_PROGS))
 TOOLS := $(BIN)/klptop $(BIN)/klp-trace $(BIN)/klp-exporter
-TOOL_OBJS := $(patsubst %.c,$(OUT)/obj/%.o,$(notdir $(wildcard userspace/*/*.c)))
+TOOL_OBJS := $(patsubst %.c,$(OUT)/obj/%.o,$(notdir $(wildcard $(addsuffix /*.c,$(USER_ROOMS)))))
 
 .PHONY: all modules userspace deps run check check-debug bench torture clean kernel-check \
 	install install-dkms-src
@@ -115,43 +123,52 @@ $(BPF_OUT)/%.bpf.o: bpf/%.bpf.c include/klp/uapi.h vmlinux.h | $(BPF_OUT)
 $(BPF_OUT)/%.skel.h: $(BPF_OUT)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@
 
-# Each tool: userspace/tools/<tool>.c, its rooms (<tool>_ROOMS, each a
-# <room>.c in one of userspace/'s rooms), the helpers it shares
-# (<tool>_LIBS, each a userspace/*/<name>_lib.c), its BPF skeleton when
+# Each tool: userspace/tools/<tool>/<tool>.c, its rooms (<tool>_ROOMS, each
+# a <room>.c in one of userspace/'s rooms), the helpers it shares
+# (<tool>_LIBS, each a <name>_lib.c in one of them), its BPF skeleton when
 # bpf/<tool>.bpf.c exists, and the libraries it needs (<tool>_PKGS).
 # Header dependencies come from the compiler (-MMD), so a change rebuilds
 # only what includes it.
-klptop_ROOMS := klptop_model klptop_events klptop_counters klptop_attach \
+klptop_ROOMS := model event_log source_klp_events source_klp_counters source_klp_attach \
+	source_klp source_klp_state source_klp_transitions \
 	klptop_screen klptop_tty klptop_keys klptop_json transition_model \
-	transition_builtin transition_show source_livepatch source_livepatch_sysfs
-klptop_LIBS := snapshot json strbuf readat livepatch_sysfs ksyms livepatch_walk kcore
+	livepatch_transitions klptop_transitions source_livepatch source_livepatch_sysfs \
+	source_livepatch_events
+klptop_LIBS := alloc hindex snapshot json strbuf readat livepatch_sysfs ksyms livepatch_walk kcore
 klptop_PKGS := libbpf
-klp-exporter_ROOMS := klptop_model klptop_events klptop_counters klptop_attach \
-	transition_model transition_builtin \
-	klp-exporter_metrics klp-exporter_http klp-exporter_textfile \
-	klp-exporter_options klp-exporter_self source_livepatch source_livepatch_sysfs
-klp-exporter_LIBS := snapshot strbuf readat ksyms livepatch_walk kcore
+klp-exporter_ROOMS := model event_log source_klp_events source_klp_counters source_klp_attach \
+	source_klp source_klp_state source_klp_transitions \
+	transition_model livepatch_transitions \
+	klp-exporter_metrics klp-exporter_transitions klp-exporter_counters \
+	klp-exporter_text klp-exporter_http klp-exporter_textfile \
+	klp-exporter_options klp-exporter_self source_livepatch source_livepatch_sysfs \
+	source_livepatch_events
+klp-exporter_LIBS := alloc hindex snapshot strbuf readat livepatch_sysfs ksyms livepatch_walk kcore
 klp-exporter_PKGS := libbpf libmicrohttpd
 klp-trace_ROOMS := klp-trace_format klp-trace_instance klp-trace_select \
 	klp-trace_builtin klp-trace_builtin_rec klp-trace_calls klp-trace_blocked \
-	transition_builtin transition_model klptop_model
-klp-trace_LIBS := seqorder json strbuf ksyms livepatch_sysfs kcore hindex \
-	livepatch_walk btfoff readat snapshot
+	livepatch_transitions transition_model
+klp-trace_LIBS := alloc seqorder json strbuf ksyms livepatch_sysfs kcore hindex \
+	livepatch_walk btfoff readat
 klp-trace_PKGS := libtracefs libtraceevent libbpf
 
 .SECONDEXPANSION:
 $(OUT)/obj/%.o: %.c $$(if $$(wildcard bpf/$$*.bpf.c),$(BPF_OUT)/$$*.skel.h) | $(OUT)/obj
-	$(CC) $(CFLAGS) $(INCLUDES) -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS) $(INCLUDES) $(call room_includes,$<) -MMD -MP -c $< -o $@
 
 $(BIN)/%: $(OUT)/obj/%.o $$(addprefix $(OUT)/obj/,$$(addsuffix .o,$$($$*_ROOMS)) $$(addsuffix _lib.o,$$($$*_LIBS))) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(shell pkg-config --libs $($*_PKGS))
 
 # rooms that include another tool's skeleton
-$(OUT)/obj/klptop_attach.o: $(BPF_OUT)/klptop.skel.h
+$(OUT)/obj/source_klp_attach.o: $(BPF_OUT)/klptop.skel.h
 $(OUT)/obj/source_livepatch.o: $(BPF_OUT)/livepatch.skel.h
 $(BPF_OUT)/livepatch.bpf.o: include/klp/livepatch_source.h
 
 -include $(wildcard $(OUT)/obj/*.d)
+# A file of the rooms that an object's dependencies name where it no longer
+# is (it moved to another room): the object is built again from where it is.
+userspace/%.c userspace/%.h:
+	@:
 
 vmlinux.h:
 	scripts/guest-kernel.sh $(KVER)

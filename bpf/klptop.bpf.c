@@ -238,7 +238,7 @@ int BPF_PROG(klptop_failed, KLP_TP_ENABLE_FAILED_PROTO)
 
 /*
  * The consistency model's events: attached only where the core has them
- * (klptop_attach.c), so klptop keeps working with a core from before it.
+ * (source_klp_attach.c), so klptop keeps working with a core from before it.
  */
 SEC("raw_tp/klp_transition")
 int BPF_PROG(klptop_transition, KLP_TP_TRANSITION_PROTO)

@@ -144,13 +144,14 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=1:abort_on_error=0:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
 # unit_build DIR NAME [ROOM...]: compile DIR/t.c against userspace/NAME_lib.c
-# and the tool rooms userspace/ROOM.c into DIR/t (a host test's driver of
-# one helper), with $KLP_SANITIZE; on failure the group ends
+# and the rooms' files ROOM.c (each once) into DIR/t (a host test's driver
+# of one helper), with $KLP_SANITIZE; on failure the group ends
 unit_build() {
 	local dir=$1 name=$2 room srcs=("$(unit_src "$2_lib")")
 	shift 2
 	for room; do
-		srcs+=("$(unit_src "$room")")
+		[[ " ${srcs[*]} " == *" $(unit_src "$room") "* ]] ||
+			srcs+=("$(unit_src "$room")")
 	done
 	# shellcheck disable=SC2086 # KLP_SANITIZE is a list of flags
 	gcc -Wall -Werror -g -D_GNU_SOURCE $KLP_SANITIZE \
@@ -162,17 +163,25 @@ unit_build() {
 }
 
 # unit_src ROOM: the path of ROOM.c in whichever of userspace/'s rooms
-# (tools, sources, model, lib) holds it
+# (lib, model, a folder of sources or of tools) holds it
 unit_src() {
 	local f
-	for f in "$KLP_TOP"/userspace/*/"$1.c"; do
+	for f in "$KLP_TOP"/userspace/*/"$1.c" "$KLP_TOP"/userspace/*/*/"$1.c"; do
 		[ -f "$f" ] && echo "$f" && return 0
 	done
 	bail "userspace/*/$1.c exists"
 }
+# What the drivers link, a part of userspace/ each: the model; klp's
+# source without its BPF side (its state file, events and transitions);
+# klptop's screen and JSON; klp-exporter's metrics text
+UNIT_MODEL="alloc_lib hindex_lib model transition_model event_log"
+UNIT_KLP="snapshot_lib source_klp_state source_klp_events source_klp_transitions"
+UNIT_KLPTOP="klptop_screen klptop_json klptop_transitions json_lib strbuf_lib"
+UNIT_EXPORTER="klp-exporter_metrics klp-exporter_transitions klp-exporter_counters
+	klp-exporter_text strbuf_lib"
 UNIT_INCLUDES=()
-for d in "$KLP_TOP"/userspace/*/; do
-	UNIT_INCLUDES+=("-I$d")
+for d in "$KLP_TOP"/userspace/*/ "$KLP_TOP"/userspace/*/*/; do
+	[ -d "$d" ] && UNIT_INCLUDES+=("-I$d")
 done
 
 # scratch_tree NAME: a copy of the working tree as it is (tracked files

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# userspace/sources/snapshot_lib.c, the parser of debugfs klp/state: a good file
+# userspace/sources/klp/snapshot_lib.c, the parser of debugfs klp/state: a good file
 # gives its seq, patches and stacks (winner first); a line that does not
 # parse, a func outside its patch or object, or stacks that do not add up
 # are refused as -EPROTO naming the line, never half-read.

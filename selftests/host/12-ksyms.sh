@@ -33,7 +33,7 @@ int main(int argc, char **argv)
 	return 0;
 }
 EOC
-unit_build "$tmp" ksyms
+unit_build "$tmp" ksyms hindex_lib
 # a user who reads every address as 0 gets no symbol at all (an empty
 # table, which must not be sorted as a null array: undefined behaviour)
 chmod 755 "$tmp"

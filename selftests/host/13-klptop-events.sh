@@ -1,13 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# klptop's model and event applier (userspace/model/klptop_model.c,
-# klptop_events.c), driven from a state file and a script of the core's
-# transition events: events the state file already holds (seq <= its seq)
-# are logged but not applied again, the rest move the stacks in the core's
-# order, every push and pop is logged at once with its cause (a failed
-# enable shows its pushes and their rollback), and an event the model does
-# not agree with asks for the state file again.  The JSON writer carries
-# each transition's seq and cause.
+# klptop's model and klp's event applier (userspace/model/model.c,
+# userspace/sources/klp/source_klp_events.c), driven from a state file and a
+# script of the core's transition events: events the state file already
+# holds (seq <= its seq) are logged but not applied again, the rest move
+# the stacks in the core's order, every push and pop is logged at once with
+# its cause (a failed enable shows its pushes and their rollback), and an
+# event the model does not agree with asks for the state file again.  The
+# JSON writer carries each transition's seq and cause.
 . "$(dirname "$0")/../lib.sh"
 ktap_start "klptop: model and event applier"
 
@@ -18,6 +18,7 @@ cat > "$tmp/t.c" <<'EOC'
 #include <stdlib.h>
 #include <string.h>
 #include "event_script.h"
+#include "klptop.h"
 #include "strbuf.h"
 
 static struct kt_model m;
@@ -85,8 +86,9 @@ int main(void)
 	return 0;
 }
 EOC
-unit_build "$tmp" snapshot json_lib strbuf_lib klptop_model klptop_events klptop_screen klptop_json \
-	transition_model transition_show
+# shellcheck disable=SC2086 # the lists of rooms are words
+unit_build "$tmp" snapshot $UNIT_MODEL $UNIT_KLP $UNIT_KLPTOP
+	transition_model klptop_transitions
 
 # p1 enabled on vmlinux's f and on mod's g; p2 registered, disabled; the
 # state file holds the events up to seq 10

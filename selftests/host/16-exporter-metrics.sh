@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# klp-exporter's totals and text (userspace/tools/klp-exporter_metrics.c) on
+# klp-exporter's totals and text (userspace/tools/klp-exporter/klp-exporter_metrics.c) on
 # klptop's model and event applier, driven from state files and a script
 # of the core's transition events (selftests/host/event_script.h): the
 # redirect counters are kept per label set, so they add up across reads
@@ -124,7 +124,8 @@ int main(void)
 	return 0;
 }
 EOC
-unit_build "$tmp" snapshot strbuf_lib klptop_model klptop_events klp-exporter_metrics \
+# shellcheck disable=SC2086 # the lists of rooms are words
+unit_build "$tmp" snapshot $UNIT_MODEL $UNIT_KLP $UNIT_EXPORTER
 	transition_model
 
 # p1 enabled, winning f and a"b\c; p2 registered, disabled, also on f

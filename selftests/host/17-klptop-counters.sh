@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# klptop's counter reader (userspace/sources/klptop_counters.c) on an array laid
+# klptop's counter reader (userspace/sources/klp/source_klp_counters.c) on an array laid
 # out as bpf/klptop.bpf.c's (one slice of KLP_MAX_HIT_KEYS counters per
 # CPU): an id's calls on every CPU add up, each read adds only the growth
 # since the last one, to its func and its function; an id the model cannot
@@ -16,7 +16,7 @@ cat > "$tmp/t.c" <<'EOC'
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "klptop.h"
+#include "source_klp.h"
 
 #define NCPUS 3
 
@@ -78,7 +78,8 @@ int main(void)
 	return 0;
 }
 EOC
-unit_build "$tmp" snapshot klptop_model klptop_events klptop_counters transition_model
+# shellcheck disable=SC2086 # the lists of rooms are words
+unit_build "$tmp" snapshot $UNIT_MODEL $UNIT_KLP source_klp_counters
 
 # p1 patches f (id 3) and g (id 4); p2 patches f too (id 7), below p1
 cat > "$tmp/s1" <<'EOS'

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# klptop on a terminal is a top (userspace/tools/klptop_tty.c, klptop_keys.c,
+# klptop on a terminal is a top (userspace/tools/klptop/klptop_tty.c, klptop_keys.c,
 # klptop_screen.c), driven without a kernel: a driver loads a state file
 # into the model and runs klptop's screen, terminal and keys on a
 # pseudo-terminal (klptop_pty.py, a small terminal of its own): the
@@ -25,6 +25,7 @@ cat > "$tmp/t.c" <<'EOC'
 #include <string.h>
 #include <unistd.h>
 #include "klptop.h"
+#include "source_klp.h"
 
 /* "fuzz N": N random buffers through the key decoder */
 static int fuzz(long runs)
@@ -109,8 +110,9 @@ int main(int argc, char **argv)
 	return 0;
 }
 EOC
-unit_build "$tmp" snapshot strbuf_lib klptop_model klptop_events klptop_screen \
-	klptop_tty klptop_keys transition_model transition_show json_lib
+# shellcheck disable=SC2086 # the lists of rooms are words
+unit_build "$tmp" snapshot $UNIT_MODEL $UNIT_KLP $UNIT_KLPTOP klptop_tty klptop_keys
+	klptop_tty klptop_keys transition_model klptop_transitions json_lib
 
 # p1 patches f00..f29 of vmlinux, p2 f30..f39
 {

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The model's index of functions (userspace/model/klptop_model.c,
+# The model's index of functions (userspace/model/model.c,
 # kt_fn_find()): each of 1000 functions in two objects found by its object
 # and name, as the scan it replaced found them (names compared up to
 # KLP_NAME_LEN - 1 and KLP_FUNC_LEN - 1 characters: a longer name finds
@@ -16,7 +16,7 @@ trap 'rm -rf "$tmp"' EXIT
 cat > "$tmp/t.c" <<'EOC'
 #include <stdio.h>
 #include <string.h>
-#include "klptop.h"
+#include "source_klp.h"
 
 #define N	1000
 
@@ -95,7 +95,8 @@ int main(void)
 	return 0;
 }
 EOC
-unit_build "$tmp" snapshot klptop_model klptop_events transition_model
+# shellcheck disable=SC2086 # the lists of rooms are words
+unit_build "$tmp" snapshot $UNIT_MODEL $UNIT_KLP
 "$tmp/t" > "$tmp/out" 2> "$tmp/err"
 rc=$?
 assert_eq "the driver ran clean" 0 "$rc"

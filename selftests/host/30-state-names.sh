@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Names and duplicates in the core's state file, through the state
-# parser (userspace/sources/snapshot_lib.c), klptop's model (klptop_model.c) and
+# parser (userspace/sources/klp/snapshot_lib.c), klptop's model (model.c) and
 # both outputs, klptop --json and klp-exporter's metrics text: a name as
 # long as the core accepts (KLP_FUNC_MAX_LEN, 255) is held whole, so five
 # functions sharing a 127-byte prefix stay five functions (cut to 127
@@ -19,6 +19,8 @@ cat > "$tmp/t.c" <<'EOC'
 #include <stdlib.h>
 #include <string.h>
 #include "klp-exporter.h"
+#include "klptop.h"
+#include "source_klp.h"
 #include "strbuf.h"
 
 static struct kt_model m;
@@ -105,8 +107,9 @@ int main(void)
 	return 0;
 }
 EOC
-unit_build "$tmp" snapshot json_lib strbuf_lib klptop_model klptop_events \
-	klptop_screen klptop_json klp-exporter_metrics transition_model transition_show
+# shellcheck disable=SC2086 # the lists of rooms are words
+unit_build "$tmp" snapshot $UNIT_MODEL $UNIT_KLP $UNIT_KLPTOP $UNIT_EXPORTER
+	klptop_screen klptop_json klp-exporter_metrics klp-exporter_transitions klp-exporter_counters klp-exporter_text transition_model klptop_transitions
 
 run() { "$tmp/t" 2>&1; }
 # name CHAR N: CHAR N times

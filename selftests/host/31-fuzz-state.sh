@@ -14,11 +14,11 @@ ktap_start "fuzz: state parser, model, JSON and metrics"
 runs=${KLP_FUZZ_RUNS:-100000}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-rooms=(snapshot_lib json_lib strbuf_lib klptop_model klptop_events klptop_screen
-	klptop_json klp-exporter_metrics transition_model transition_show)
+# shellcheck disable=SC2206 # the lists are words
+rooms=($UNIT_MODEL $UNIT_KLP $UNIT_KLPTOP $UNIT_EXPORTER)
 srcs=()
 for r in "${rooms[@]}"; do
-	srcs+=("$(unit_src "$r")")
+	[[ " ${srcs[*]} " == *" $(unit_src "$r") "* ]] || srcs+=("$(unit_src "$r")")
 done
 # clang's libFuzzer runtime is libclang-rt-14-dev (scripts/deps.sh)
 if ! clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \

@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The transitions in progress and the tasks that hold them back, one model
-# for both cores (userspace/transition*.c), driven without a kernel:
+# for both cores (userspace/model/transition_model.c, filled by
+# sources/klp/source_klp_transitions.c and
+# sources/livepatch/livepatch_transitions.c), driven without a kernel:
 # - klp's source: the state file's transition and blocked lines (the
 #   parser refuses what the contract rules out), then the klp_transition
 #   and klp_task_blocked events newer than the file (a newer sweep's tasks
@@ -22,12 +24,16 @@ cat > "$tmp/t.c" <<'EOC'
 #include <stdlib.h>
 #include <string.h>
 #include "klp-exporter.h"
+#include "klptop.h"
+#include "livepatch_transitions.h"
 #include "snapshot.h"
+#include "source_klp.h"
 #include "strbuf.h"
 
 static struct kt_model m;
 static struct kt_log lg;
 static struct strbuf out;
+static struct lp_glance glance;
 
 static void show(void)
 {
@@ -115,9 +121,9 @@ int main(void)
 		} else if (!strcmp(w[0], "event")) {
 			event(w);
 		} else if (!strcmp(w[0], "builtin")) {
-			m.trs.livepatch_root = w[1];
-			m.trs.proc_root = w[2];
-			printf("scan %d\n", kt_tr_builtin_scan(&m.trs));
+			n = lp_sysfs_glance(&glance, w[1]);
+			kt_tr_builtin_scan(&m.trs, &glance, w[2]);
+			printf("scan %d\n", n);
 		} else if (!strcmp(w[0], "resync?")) {
 			printf("need resync %s\n", m.need_resync ? "yes" : "no");
 			m.need_resync = false;
@@ -145,14 +151,18 @@ int main(void)
 	}
 	free((char *)v.patch);
 	kt_model_free(&m);
+	lp_glance_free(&glance);
 	ex_totals_free(&ext);
 	sb_free(&out);
 	return 0;
 }
 EOC
-unit_build "$tmp" snapshot json_lib strbuf_lib klptop_model klptop_events \
-	klptop_screen klptop_json klp-exporter_metrics transition_model \
-	transition_builtin transition_show klptop_tty klptop_keys readat_lib
+# shellcheck disable=SC2086 # the lists of rooms are words
+unit_build "$tmp" snapshot $UNIT_MODEL $UNIT_KLP $UNIT_KLPTOP $UNIT_EXPORTER \
+	livepatch_transitions livepatch_sysfs_lib readat_lib klptop_tty klptop_keys
+	klptop_screen klptop_json klp-exporter_metrics klp-exporter_transitions klp-exporter_counters klp-exporter_text transition_model \
+	livepatch_transitions livepatch_sysfs_lib klptop_transitions klptop_tty \
+	klptop_keys readat_lib
 run() { "$tmp/t" 2>&1; }
 
 # --- the parser: transition and blocked lines -------------------------------

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# klp-trace's record printer (userspace/tools/klp-trace_format.c) on the
+# klp-trace's record printer (userspace/tools/klp-trace/klp-trace_format.c) on the
 # consistency model's two events, klp:klp_transition and
 # klp:klp_task_blocked, from format files written as the kernel writes
 # them for the prototypes in include/klp/uapi.h (TRACE_EVENT with
@@ -141,7 +141,7 @@ int main(void)
 }
 EOC
 srcs=()
-for r in klp-trace_format json_lib strbuf_lib ksyms_lib; do
+for r in klp-trace_format json_lib strbuf_lib ksyms_lib hindex_lib; do
 	srcs+=("$(unit_src "$r")")
 done
 # shellcheck disable=SC2086 # KLP_SANITIZE and pkg-config give lists of flags

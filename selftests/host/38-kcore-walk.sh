@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # klp-trace's walk of the builtin livepatch's func_stacks without BPF
-# (userspace/sources/livepatch_walk_lib.c) through /proc/kcore
+# (userspace/sources/livepatch/livepatch_walk_lib.c) through /proc/kcore
 # (userspace/lib/kcore_lib.c), on a fake kcore (selftests/host/
 # kcore_walk.c: an ELF64 core with two PT_LOADs holding a fake klp_ops
 # list), under ASan and UBSan: the records in lp_walk's order (each

@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "klptop.h"
+#include "source_klp.h"
 
 static int script_cause(const char *s)
 {

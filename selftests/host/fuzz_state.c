@@ -2,8 +2,8 @@
 /*
  * fuzz_state.c - a libFuzzer target for what the core's state file and
  * transition events go through in userspace: the state parser
- * (snapshot_lib.c), the model's resync and event applier (klptop_model.c,
- * klptop_events.c), klptop --json (klptop_json.c) and klp-exporter's
+ * (snapshot_lib.c), the model's resync and event applier (model.c,
+ * source_klp_events.c), klptop --json (klptop_json.c) and klp-exporter's
  * totals and metrics text in both formats (klp-exporter_metrics.c).
  *
  * An input is a state file, then, after a line "events", the core's
@@ -36,6 +36,7 @@
 #include <unistd.h>
 #include "event_script.h"
 #include "klp-exporter.h"
+#include "klptop.h"
 #include "strbuf.h"
 
 #define EVENTS_MARK	"\nevents\n"

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "hindex.h"
 #include "ksyms.h"
 
 static char *read_file(const char *path, size_t *size)
@@ -56,20 +57,21 @@ err:
 /* FNV-1a over the name and address of every module of mods (/proc/modules) */
 static unsigned long long modules_hash(const char *mods)
 {
-	unsigned long long h = 14695981039346656037ULL;
-	const char *p;
+	unsigned long long h = HINDEX_FNV1A_INIT;
+	const char *p = mods;
+	size_t n;
 	int col = 0;
 
 	/* columns: name size refcount users state address */
-	for (p = mods; *p; p++) {
-		if (*p == '\n')
-			col = 0;
-		else if (*p == ' ')
-			col++;
-		else if (col == 0 || col == 5)
-			h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	for (;;) {
+		n = strcspn(p, " \n");
+		if (col == 0 || col == 5)
+			h = hindex_fnv1a(h, p, n);
+		p += n;
+		if (!*p)
+			return h;
+		col = *p++ == ' ' ? col + 1 : 0;
 	}
-	return h;
 }
 
 /* The hash of /proc/modules as it is now; 0 when unreadable. */

@@ -1,22 +1,16 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * transition.h - the transitions in progress and the tasks that hold them
- * back, one picture whatever core fed it
+ * back, one picture whatever core fed it (transition_model.c)
  *
  * A transition moves every task of the machine to a patch's target state
- * (enabled or disabled); it ends when the last task has switched.  Two
- * sources feed the same records:
- *
- *   transition_model.c    klp's own: the klp:klp_transition and
- *                         klp:klp_task_blocked events (ring buffer) and
- *                         the transition and blocked lines of klp/state
- *   transition_builtin.c  the kernel's builtin livepatch: its sysfs
- *                         (/sys/kernel/livepatch/<patch>/transition) and
- *                         each task's /proc/<pid>/task/<tid>/patch_state,
- *                         stat and stack, read every interval while a
- *                         transition runs (doc/klptop.md says what /proc
- *                         can and cannot tell)
- *   transition_show.c     klptop's lines and JSON of them
+ * (enabled or disabled); it ends when the last task has switched.  Each
+ * core's source fills the same records: klp's from the klp:klp_transition
+ * and klp:klp_task_blocked events and the state file
+ * (sources/klp/source_klp_transitions.c), the builtin's from its sysfs
+ * and each task's /proc files, read every interval while a transition
+ * runs (sources/livepatch/livepatch_transitions.c; doc/klptop.md says
+ * what /proc can and cannot tell).
  *
  * Reasons are enum klp_block_reason (include/klp/uapi.h), plus
  * KT_BLOCK_UNKNOWN: a task the builtin has not switched whose stack holds
@@ -30,11 +24,10 @@
 #include <stddef.h>
 #include <klp/uapi.h>
 
+#define KT_NSEC_PER_SEC		1000000000ULL
 #define KT_BLOCK_UNKNOWN	0
 #define KT_TR_CORE_KLP		"klp"		/* kt_core_names[KT_CORE_KLP] */
 #define KT_TR_CORE_LIVEPATCH	"livepatch"	/* kt_core_names[KT_CORE_LIVEPATCH] */
-#define KT_LIVEPATCH_ROOT	"/sys/kernel/livepatch"
-#define KT_PROC_ROOT		"/proc"
 
 /* A task the last sweep could not switch. */
 struct kt_task {
@@ -62,39 +55,17 @@ struct kt_tr {
 struct kt_trset {
 	struct kt_tr **trs;
 	size_t nr;
-	const char *livepatch_root;	/* NULL: KT_LIVEPATCH_ROOT */
-	const char *proc_root;		/* NULL: KT_PROC_ROOT */
-	bool no_builtin;		/* never look at the builtin's */
 };
-
-struct klp_snapshot;
-struct strbuf;
 
 const char *kt_block_reason_name(int reason);
 const char *kt_tr_action_name(int action);
 struct kt_tr *kt_tr_find(struct kt_trset *s, const char *core,
 			 const char *patch, bool create);
 void kt_tr_drop(struct kt_trset *s, struct kt_tr *tr);
+void kt_tr_drop_core(struct kt_trset *s, const char *core);
 void kt_tr_add_task(struct kt_tr *tr, int pid, const char *comm,
 		    const char *func, int reason);
-void kt_tr_from_snapshot(struct kt_trset *s, const struct klp_snapshot *snap);
-int kt_tr_event(struct kt_trset *s, const struct klp_transition_event *e,
-		bool fresh);
 unsigned long long kt_tr_realtime_ns(void);
 void kt_tr_free(struct kt_trset *s);
-
-/* The builtin livepatch's transitions, read again; 0 or -errno. */
-int kt_tr_builtin_scan(struct kt_trset *s);
-
-/*
- * klptop's lines (screen) and its "transitions_in_progress" (JSON): the
- * transitions of patches that match patch (a shell pattern; NULL: all)
- */
-struct kt_frame;
-void kt_tr_add_lines(const struct kt_trset *s, const char *patch,
-		     unsigned long long now_ns, int max_tasks,
-		     struct kt_frame *f);
-void kt_tr_json(struct strbuf *b, const struct kt_trset *s, const char *patch,
-		unsigned long long now_ns);
 
 #endif /* _KLP_TRANSITION_H */

@@ -1,25 +1,20 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * transition_model.c - the transitions in progress, and klp's own source
- * of them: the klp:klp_transition and klp:klp_task_blocked events and the
- * transition and blocked lines of the core's state file
+ * transition_model.c - the transitions in progress and the tasks that hold
+ * them back (transition.h), one picture whatever core fed it
  *
- * The state file gives the whole picture (the tasks its last sweep could
- * not switch); an event newer than the file moves it: START opens a
- * transition, SWEEP says how many tasks are left, each blocked task names
- * the sweep it is from (a newer sweep replaces the tasks of an older one),
- * COMPLETE and FORCED close it, REVERSED flips its target.
+ * Each core's source fills them: klp's from its state file and events
+ * (sources/klp/source_klp_transitions.c), the builtin's from sysfs and
+ * /proc (sources/livepatch/livepatch_transitions.c).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "klptop.h"
-#include "snapshot.h"
+#include "alloc.h"
 #include "transition.h"
 #include "transition_names.h"
-
 
 const char *kt_block_reason_name(int reason)
 {
@@ -110,7 +105,9 @@ void kt_tr_add_task(struct kt_tr *tr, int pid, const char *comm,
 	kt_copy_name(t->func, sizeof(t->func), func ? func : "");
 }
 
-static void drop_core(struct kt_trset *s, const char *core)
+/* Every transition of one core gone (its source read it whole again, or
+ * the core went). */
+void kt_tr_drop_core(struct kt_trset *s, const char *core)
 {
 	size_t i;
 
@@ -120,120 +117,6 @@ static void drop_core(struct kt_trset *s, const char *core)
 		else
 			i++;
 	}
-}
-
-/**
- * kt_tr_from_snapshot() - klp's transition as its state file says
- * @s:    the transitions; klp's are replaced, the builtin's kept
- * @snap: the state file, parsed
- */
-void kt_tr_from_snapshot(struct kt_trset *s, const struct klp_snapshot *snap)
-{
-	const struct klp_snap_transition *st = snap->transition;
-	struct kt_tr *tr;
-	size_t i;
-
-	drop_core(s, KT_TR_CORE_KLP);
-	if (!st)
-		return;
-	tr = kt_tr_find(s, KT_TR_CORE_KLP, st->patch, true);
-	tr->target = st->target;
-	tr->started_ns = st->started_ns;
-	tr->sweep = tr->task_sweep = st->sweep;
-	tr->pending = st->pending;
-	tr->total = st->total;
-	for (i = 0; i < st->nr_blocked; i++)
-		kt_tr_add_task(tr, st->blocked[i].pid, st->blocked[i].comm,
-			       st->blocked[i].func, st->blocked[i].reason);
-}
-
-/* CLOCK_REALTIME of an event stamped with bpf_ktime_get_ns() */
-static unsigned long long event_realtime(unsigned long long mono_ns)
-{
-	struct timespec ts;
-	unsigned long long now;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = ts.tv_sec * KT_NSEC_PER_SEC + ts.tv_nsec;
-	return kt_tr_realtime_ns() - (now > mono_ns ? now - mono_ns : 0);
-}
-
-static int transition_event(struct kt_trset *s,
-			    const struct klp_transition_event *e)
-{
-	struct kt_tr *tr;
-
-	if (e->pending > e->total || e->depth > 1 || e->ret < KLP_TR_START ||
-	    e->ret > KLP_TR_FORCED)
-		return -EPROTO;
-	tr = kt_tr_find(s, KT_TR_CORE_KLP, e->patch, e->ret == KLP_TR_START);
-	if (!tr)
-		return -ENOENT;	/* one the model never saw start */
-	switch (e->ret) {
-	case KLP_TR_START:
-		tr->started_ns = event_realtime(e->ts_ns);
-		tr->nr_tasks = 0;
-		tr->task_sweep = 0;
-		break;
-	case KLP_TR_COMPLETE:
-	case KLP_TR_FORCED:
-		kt_tr_drop(s, tr);
-		return 0;
-	default:
-		break;
-	}
-	if (!tr->started_ns)	/* a sweep of one begun before we looked */
-		tr->started_ns = event_realtime(e->ts_ns);
-	tr->target = e->depth;
-	tr->sweep = e->id;
-	tr->pending = e->pending;
-	tr->total = e->total;
-	/* a sweep that left nothing pending left no task blocked */
-	if (e->ret == KLP_TR_SWEEP && !e->pending)
-		tr->nr_tasks = 0;
-	return 0;
-}
-
-static int blocked_event(struct kt_trset *s,
-			 const struct klp_transition_event *e)
-{
-	struct kt_tr *tr = kt_tr_find(s, KT_TR_CORE_KLP, e->patch, false);
-
-	if (e->ret < KLP_BLOCK_RUNNING || e->ret > KLP_BLOCK_ON_STACK)
-		return -EPROTO;
-	if (!tr)
-		return -ENOENT;
-	if (e->id < tr->task_sweep)
-		return 0;	/* an older sweep's, come late */
-	if (e->id > tr->task_sweep) {
-		tr->nr_tasks = 0;	/* the tasks of an older sweep */
-		tr->task_sweep = e->id;
-	}
-	kt_tr_add_task(tr, e->pid, e->comm, e->func, e->ret);
-	return 0;
-}
-
-/**
- * kt_tr_event() - one klp:klp_transition or klp:klp_task_blocked event
- * @s:     the transitions
- * @e:     the event, its strings terminated (kt_event_terminate())
- * @fresh: newer than the state file the model was read from
- *
- * Returns 0; -ENOENT for a transition the model never saw start (events
- * were lost, or came before the state file was read), -EPROTO for one
- * that contradicts itself (more tasks pending than there are, an action
- * or reason not in the contract): only the state file can tell then.
- */
-int kt_tr_event(struct kt_trset *s, const struct klp_transition_event *e,
-		bool fresh)
-{
-	if (!fresh)
-		return 0;
-	if (e->type == KLP_EV_TRANSITION)
-		return transition_event(s, e);
-	if (e->type == KLP_EV_TASK_BLOCKED)
-		return blocked_event(s, e);
-	return 0;
 }
 
 void kt_tr_free(struct kt_trset *s)

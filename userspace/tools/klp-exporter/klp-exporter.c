@@ -27,6 +27,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "klp-exporter.h"
+#include "source_klp.h"
 #include "source_livepatch.h"
 
 #define EX_RETRY_NS	(KT_NSEC_PER_SEC)	/* look for the core again */
@@ -37,10 +38,9 @@ struct klp_exporter {
 	bool attached;			/* to the klp:* tracepoints */
 	bool up;			/* the core there and its state read */
 	bool seen_absent;		/* the core was seen absent once */
-	struct kt_bpf bpf;
+	struct klp_source klp;		/* the klp core */
 	struct kt_model model;
 	struct kt_log log;		/* the event applier's; not shown */
-	struct kt_counters counters;
 	struct lp_source lp;		/* the kernel's builtin livepatch */
 	bool lp_tried;
 	bool lp_read;			/* its state read once: changes count */
@@ -91,9 +91,9 @@ static int on_event(void *ctx, void *data, size_t size)
 	 * took are read before, while it can still be named.
 	 */
 	if (e.type == KLP_EV_PATCH_UNREGISTER && !e.ret &&
-	    !kt_counters_update(&x->counters, &x->model))
+	    !kt_counters_update(&x->klp.counters, &x->model))
 		ex_count_redirects(&x->totals, &x->model,
-				   x->counters.interval_unknown);
+				   x->klp.counters.interval_unknown);
 	ex_count_event(&x->totals, &x->model, &e);
 	kt_event_apply(&x->model, &x->log, &e);
 	/* the enable's time is in the state file only */
@@ -109,20 +109,14 @@ static int on_event(void *ctx, void *data, size_t size)
  */
 static void core_gone(struct klp_exporter *x)
 {
-	struct kt_trset *s = &x->model.trs;
-	size_t i;
-
 	kt_model_unsee(&x->model, KT_CORE_KLP);
 	kt_model_sweep(&x->model, KT_CORE_KLP);
-	for (i = 0; i < s->nr; )
-		if (!strcmp(s->trs[i]->core, KT_TR_CORE_KLP))
-			kt_tr_drop(s, s->trs[i]);
-		else
-			i++;
+	kt_tr_drop_core(&x->model.trs, KT_TR_CORE_KLP);
 	x->model.snap_seq = 0;
 	x->model.need_resync = false;
 	/* the next core gives its ids to other funcs */
-	memset(x->counters.unknown_tried, 0, sizeof(x->counters.unknown_tried));
+	memset(x->klp.counters.unknown_tried, 0,
+	       sizeof(x->klp.counters.unknown_tried));
 	x->up = false;
 	x->seen_absent = true;
 	fprintf(stderr, "%s: the klp core went away: klp_up 0 until it is back\n",
@@ -131,9 +125,7 @@ static void core_gone(struct klp_exporter *x)
 
 static void detach(struct klp_exporter *x)
 {
-	kt_bpf_detach(&x->bpf);
-	kt_counters_free(&x->counters);
-	memset(&x->counters, 0, sizeof(x->counters));
+	klp_source_close(&x->klp);
 	kt_model_free(&x->model);
 	memset(&x->model, 0, sizeof(x->model));
 	x->attached = false;
@@ -157,11 +149,8 @@ static int attach(struct klp_exporter *x)
 			return err;
 	}
 	libbpf_set_print(x->last_err ? NULL : x->libbpf_print);
-	err = kt_bpf_attach(&x->bpf, on_event, x);
+	err = klp_source_open(&x->klp, on_event, x);
 	libbpf_set_print(x->libbpf_print);
-	if (!err)
-		err = kt_counters_init(&x->counters, x->bpf.hits,
-				       x->bpf.ncpus);
 	if (err) {
 		detach(x);
 		return err;
@@ -238,8 +227,8 @@ static void core_try(struct klp_exporter *x)
 /* The lost counts of the BPF side, added to the totals. */
 static bool take_losses(struct klp_exporter *x)
 {
-	unsigned long long ev = kt_bpf_lost_events(&x->bpf);
-	unsigned long long hits = kt_bpf_lost_hits(&x->bpf);
+	unsigned long long ev = klp_source_lost_events(&x->klp);
+	unsigned long long hits = klp_source_lost_hits(&x->klp);
 	bool lost = ev != x->lost_events_seen;
 
 	x->totals.lost_events += ev - x->lost_events_seen;
@@ -274,14 +263,14 @@ static int update_core(struct klp_exporter *x)
 	core_try(x);
 	if (!x->attached)
 		return 1;
-	err = kt_bpf_consume(&x->bpf);
+	err = klp_source_consume(&x->klp);
 	if (take_losses(x))
 		x->model.need_resync = true;
 	if (x->up && access(KLP_SYSFS_ROOT, F_OK)) {
 		/* the last calls counted are the old core's funcs' */
-		if (!kt_counters_update(&x->counters, &x->model))
+		if (!kt_counters_update(&x->klp.counters, &x->model))
 			ex_count_redirects(&x->totals, &x->model,
-					   x->counters.interval_unknown);
+					   x->klp.counters.interval_unknown);
 		core_gone(x);
 	}
 	if (!x->up)
@@ -289,7 +278,7 @@ static int update_core(struct klp_exporter *x)
 	if (!err && x->model.need_resync)
 		err = resync(x);
 	if (!err)
-		err = kt_counters_update(&x->counters, &x->model);
+		err = kt_counters_update(&x->klp.counters, &x->model);
 	if (err)
 		x->totals.errors++;
 	return err;
@@ -297,9 +286,10 @@ static int update_core(struct klp_exporter *x)
 
 /*
  * The builtin livepatch's part, whether the klp core is there or not:
- * its patches, stacks and calls (source_livepatch.c).  The winners its
- * first read finds were there before the exporter; every one a later
- * read finds changed counts.  Returns 0 or -errno (counted).
+ * its patches, stacks, calls and transitions (source_livepatch.c; its
+ * transitions also without its BPF side).  The winners its first read
+ * finds were there before the exporter; every one a later read finds
+ * changed counts.  Returns 0 or -errno (counted).
  */
 static int update_builtin(struct klp_exporter *x)
 {
@@ -312,7 +302,7 @@ static int update_builtin(struct klp_exporter *x)
 		lp_source_open(&x->lp);
 	}
 	if (!x->lp.present)
-		return 0;
+		return lp_source_update(&x->lp, &x->model, &x->log);
 	if (!lp_source_check(&x->lp)) {	/* no winner can have changed */
 		err = lp_source_update(&x->lp, &x->model, &x->log);
 		if (err)
@@ -336,9 +326,9 @@ static int update_builtin(struct klp_exporter *x)
 }
 
 /*
- * Bring the model and the totals up to now: each core's source, the
- * calls both counted, and the builtin's transitions (after the klp
- * core's: a core gone drops only its own).
+ * Bring the model and the totals up to now: each core's source (the
+ * builtin's after klp's: a core gone drops only its own transitions),
+ * then the calls both counted.
  */
 static void update(struct klp_exporter *x)
 {
@@ -349,8 +339,7 @@ static void update(struct klp_exporter *x)
 		zero_intervals(&x->model);
 	update_builtin(x);
 	ex_count_redirects(&x->totals, &x->model,
-			   klp ? 0 : x->counters.interval_unknown);
-	kt_tr_builtin_scan(&x->model.trs);
+			   klp ? 0 : x->klp.counters.interval_unknown);
 }
 
 static void render(struct klp_exporter *x, enum ex_format fmt,
@@ -432,7 +421,7 @@ static void textfile_tick(struct klp_exporter *x)
 static void say_started(struct klp_exporter *x)
 {
 	bool klp = !access(KLP_SYSFS_ROOT, F_OK);
-	bool livepatch = !access(EX_LIVEPATCH_SYSFS, F_OK);
+	bool livepatch = !access(LP_SYSFS_ROOT, F_OK);
 	struct strbuf b = {};
 	const char *sep = ": ";
 
@@ -480,7 +469,7 @@ static int run(struct klp_exporter *x)
 		}
 		if (x->attached) {
 			ev = n;
-			pfd[n++] = (struct pollfd){ kt_bpf_events_fd(&x->bpf), POLLIN, 0 };
+			pfd[n++] = (struct pollfd){ klp_source_events_fd(&x->klp), POLLIN, 0 };
 		}
 		if (x->http) {
 			pfd[n++] = (struct pollfd){ ex_http_fd(x->http), POLLIN, 0 };
@@ -492,7 +481,7 @@ static int run(struct klp_exporter *x)
 			return -errno;
 		}
 		/* the ring buffer drained as events come: none is lost waiting */
-		if (ev >= 0 && pfd[ev].revents && kt_bpf_consume(&x->bpf))
+		if (ev >= 0 && pfd[ev].revents && klp_source_consume(&x->klp))
 			x->totals.errors++;
 		if (x->http)
 			ex_http_run(x->http);

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * transition_builtin.c - the builtin livepatch's transitions, from sysfs
+ * livepatch_transitions.c - the builtin livepatch's transitions, from sysfs
  * and /proc, read again every interval
  *
  * A patch is in transition while /sys/kernel/livepatch/<patch>/transition
- * reads 1; its target is its enabled file.  Each task (thread) shows its
+ * reads 1; its target is its enabled file.  Both come from the update's
+ * glance at the builtin's sysfs (livepatch_sysfs_lib.c), which the
+ * builtin's source reads anyway to know whether anything changed.  Each task (thread) shows its
  * state in /proc/<pid>/task/<tid>/patch_state: -1 outside a transition,
  * else 0 unpatched or 1 patched; a task is switched when its state equals
  * the target, and tasks at -1 (leaving, or the transition just ended) are
@@ -34,9 +36,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "klptop.h"
+#include "alloc.h"
+#include "livepatch_transitions.h"
 #include "readat.h"
-#include "transition.h"
 
 /* The functions a patch changes, from its sysfs directory. */
 struct patch_funcs {
@@ -218,7 +220,7 @@ static void scan_process(struct kt_tr *tr, int pdir,
 	closedir(td);
 }
 
-static void scan_tasks(struct kt_trset *s, struct kt_tr *tr, int pdir)
+static void scan_tasks(struct kt_tr *tr, int pdir, const char *proc_root)
 {
 	struct patch_funcs pf = {};
 	struct dirent *d;
@@ -227,7 +229,7 @@ static void scan_tasks(struct kt_trset *s, struct kt_tr *tr, int pdir)
 
 	tr->total = tr->pending = 0;
 	tr->nr_tasks = 0;
-	proc = open(s->proc_root ?: KT_PROC_ROOT,
+	proc = open(proc_root ?: LP_PROC_ROOT,
 		    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	pd = proc >= 0 ? fdopendir(proc) : NULL;
 	if (!pd) {
@@ -249,20 +251,16 @@ static void scan_tasks(struct kt_trset *s, struct kt_tr *tr, int pdir)
 	free(pf.names);
 }
 
-/* One patch directory: its transition, if one runs. */
-static void scan_patch(struct kt_trset *s, int root, const char *name)
+/* A patch in transition (the glance says), to target: its tasks. */
+static void scan_patch(struct kt_trset *s, int root, const char *name,
+		       int target, const char *proc_root)
 {
 	struct kt_tr *tr;
-	int dir, in, target;
+	int dir;
 
 	dir = openat(root, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dir < 0)
 		return;
-	if (readat_int(dir, "transition", &in) || in != 1 ||
-	    readat_int(dir, "enabled", &target) || (target != 0 && target != 1)) {
-		close(dir);
-		return;
-	}
 	tr = kt_tr_find(s, KT_TR_CORE_LIVEPATCH, name, true);
 	if (!tr->started_ns) {
 		tr->started_ns = kt_tr_realtime_ns();
@@ -270,41 +268,36 @@ static void scan_patch(struct kt_trset *s, int root, const char *name)
 	}
 	tr->target = target;
 	tr->seen = true;
-	scan_tasks(s, tr, dir);
+	scan_tasks(tr, dir, proc_root);
 	close(dir);
 }
 
 /**
  * kt_tr_builtin_scan() - the builtin livepatch's transitions, read again
- * @s: the transitions; the builtin's are replaced, klp's kept
- *
- * Returns 0 (also when there is no builtin livepatch), or -errno when its
- * sysfs root cannot be listed.
+ * @s:         the transitions; the builtin's are replaced, klp's kept
+ * @g:         the glance at its patches of this update: those it found in
+ *             transition are (their tasks read from /proc)
+ * @proc_root: /proc (NULL: LP_PROC_ROOT)
  */
-int kt_tr_builtin_scan(struct kt_trset *s)
+void kt_tr_builtin_scan(struct kt_trset *s, const struct lp_glance *g,
+			const char *proc_root)
 {
-	struct dirent *d;
+	const struct lp_glance_patch *p;
 	size_t i;
-	int root, err = 0;
-	DIR *dir;
+	int root;
 
-	if (s->no_builtin)
-		return 0;
 	for (i = 0; i < s->nr; i++)
 		s->trs[i]->seen = false;
-	root = open(s->livepatch_root ?: KT_LIVEPATCH_ROOT,
-		    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	dir = root >= 0 ? fdopendir(root) : NULL;
-	if (!dir) {
-		err = errno == ENOENT ? 0 : -errno;
-		if (root >= 0)
-			close(root);
-	} else {
-		while ((d = readdir(dir)))
-			if (is_subdir(root, d))
-				scan_patch(s, root, d->d_name);
-		closedir(dir);
+	root = g->nr ? open(g->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	for (i = 0; root >= 0 && i < g->nr; i++) {
+		p = &g->patches[i];
+		if (!strcmp(p->transition, "1") &&
+		    (!strcmp(p->enabled, "0") || !strcmp(p->enabled, "1")))
+			scan_patch(s, root, p->name, p->enabled[0] == '1',
+				   proc_root);
 	}
+	if (root >= 0)
+		close(root);
 	for (i = 0; i < s->nr; ) {
 		if (!strcmp(s->trs[i]->core, KT_TR_CORE_LIVEPATCH) &&
 		    !s->trs[i]->seen)
@@ -312,5 +305,4 @@ int kt_tr_builtin_scan(struct kt_trset *s)
 		else
 			i++;
 	}
-	return err;
 }

@@ -6,9 +6,11 @@
  *  0. Whether anything may have changed since the last full read: the
  *     BPF side's lp_gen (bumped by fexit programs after each enable, each
  *     transition's end and each module's coming or going) and a glance at
- *     each patch's enabled and transition files (source_livepatch_sysfs.c).
+ *     each patch's enabled and transition files (livepatch_sysfs_lib.c).
  *     When neither moved and no transition runs, 1 and 2 are skipped: the
  *     stacks are as the last walk saw them, and only 3 reads the counters.
+ *     The patches the glance found in transition have their tasks read
+ *     from /proc (livepatch_transitions.c): the files are read once.
  *  1. /sys/kernel/livepatch: every patch (enabled), its objects (the
  *     object's "patched", 6.0+) and funcs.  A builtin patch is in sysfs
  *     from its klp_enable_patch() until it is freed after its disable.
@@ -119,7 +121,7 @@ static int on_lp_event(void *ctx, void *data, size_t size)
 	struct lp_source *s = ctx;
 
 	if (size >= sizeof(struct klp_transition_event) && s->log)
-		kt_log_builtin_event(s->log, data);
+		lp_log_event(s->log, data);
 	return 0;
 }
 
@@ -452,34 +454,34 @@ static void count(struct lp_source *s, struct kt_model *m)
 /**
  * lp_source_check() - whether the next update reads the builtin's state
  * again: something moved since the last full read, or a transition runs
- * @s: opened and present
+ * @s: opened (without the builtin's BPF side, only the glance)
  *
  * Reads lp_gen, then glances at sysfs; lp_source_update() acts on what
- * this found (it calls it when the caller did not).  A caller that does
- * work of its own around a change (the exporter's winner comparison)
- * asks first.
+ * this found (it calls it when the caller did not), the transitions'
+ * reader too.  A caller that does work of its own around a change (the
+ * exporter's winner comparison) asks first.
  *
  * Return: true when the next update reads all again.
  */
 bool lp_source_check(struct lp_source *s)
 {
-	bool busy;
-
 	/* lp_gen first: a change while the update reads moves it again */
-	s->gen_now = __atomic_load_n(&s->skel->bss->lp_gen, __ATOMIC_ACQUIRE);
-	busy = lp_sysfs_glance(&s->sysfs_now);
-	s->need_read = !s->gen_ok || !s->reads || busy ||
+	if (s->skel)
+		s->gen_now = __atomic_load_n(&s->skel->bss->lp_gen,
+					     __ATOMIC_ACQUIRE);
+	lp_sysfs_glance(&s->now, NULL);
+	s->need_read = !s->gen_ok || !s->reads || s->now.busy ||
 		       s->gen_now != s->last_gen ||
-		       s->sysfs_now.len != s->sysfs_last.len ||
-		       memcmp(s->sysfs_now.s, s->sysfs_last.s, s->sysfs_now.len);
+		       !lp_glance_same(&s->now, &s->last);
 	s->checked = true;
 	return s->need_read;
 }
 
 /**
- * lp_source_update() - the builtin livepatch's patches, stacks and calls
- * into the model
- * @s: opened
+ * lp_source_update() - the builtin livepatch's patches, stacks, calls and
+ * transitions into the model
+ * @s:   opened; without its BPF side (no builtin livepatch, or it could
+ *       not be loaded), its transitions only
  * @m:   the model; after klp's counters were read (kt_counters_update()
  *       starts every interval's count at 0)
  * @log: gains a line per event of the builtin's patches, in order
@@ -491,19 +493,21 @@ bool lp_source_check(struct lp_source *s)
 int lp_source_update(struct lp_source *s, struct kt_model *m,
 		     struct kt_log *log)
 {
-	struct strbuf swap;
+	struct lp_glance swap;
 	size_t i;
 	int err;
 
+	if (!s->checked)
+		lp_source_check(s);
+	s->checked = false;
+	/* its transitions, from the same glance (sysfs and /proc, no BPF) */
+	kt_tr_builtin_scan(&m->trs, &s->now, NULL);
 	if (!s->present)
 		return 0;
 	s->log = log;
 	err = ring_buffer__consume(s->rb);
 	if (err < 0)
 		return say("read its ring buffer", err);
-	if (!s->checked)
-		lp_source_check(s);
-	s->checked = false;
 	if (!s->need_read) {
 		count(s, m);
 		return 0;
@@ -525,9 +529,9 @@ int lp_source_update(struct lp_source *s, struct kt_model *m,
 	apply_walk(s, m);
 	kt_model_sweep(m, KT_CORE_LIVEPATCH);
 	count(s, m);
-	swap = s->sysfs_last;
-	s->sysfs_last = s->sysfs_now;
-	s->sysfs_now = swap;
+	swap = s->last;
+	s->last = s->now;
+	s->now = swap;
 	s->last_gen = s->gen_now;
 	s->reads++;
 	return 0;
@@ -559,8 +563,8 @@ void lp_source_close(struct lp_source *s)
 		bpf_link__destroy(s->ev_links[i]);
 	for (i = 0; i < LP_NR_GEN_PROGS; i++)
 		bpf_link__destroy(s->gen_links[i]);
-	sb_free(&s->sysfs_now);
-	sb_free(&s->sysfs_last);
+	lp_glance_free(&s->now);
+	lp_glance_free(&s->last);
 	if (s->hits)
 		munmap((void *)s->hits, s->hits_len);
 	livepatch_bpf__destroy(s->skel);

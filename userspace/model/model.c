@@ -1,53 +1,25 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * klptop_model.c - klptop's picture of the core: patches, the functions
- * they patch, and each function's func_stack (winner first)
+ * model.c - the patches of both cores, the functions they patch, each
+ * function's func_stack (winner first) and the calls counted
  *
- * A kt_func is one patch's replacement of one function, named by the
- * core's func id (the id klp:klp_redirect and the BPF counters carry).
- * The model is loaded whole from the core's state file and then moved by
- * the transition events (klptop_events.c); whenever an event does not
- * agree with it, the state file is read again.
+ * A kt_func is one patch's replacement of one function; klp's funcs are
+ * named by the core's func id (the id klp:klp_redirect and the BPF
+ * counters carry), the builtin's have none.  The sources fill it: each
+ * marks its own core's patches and funcs unseen, reads its core whole and
+ * sweeps what it did not see again (kt_model_unsee(), kt_model_sweep()),
+ * or moves it an event at a time.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include "klptop.h"
-#include "snapshot.h"
-
-/**
- * kt_realloc() - the one out-of-memory policy of klptop's rooms
- * @p:    what to resize (NULL: a new array)
- * @n:    elements
- * @size: of one element
- *
- * Returns the resized array; out of memory, the program says so and exits.
- */
-void *kt_realloc(void *p, size_t n, size_t size)
-{
-	void *r = NULL;
-
-	if (!size || n <= (size_t)-1 / size)
-		r = realloc(p, (n ? n : 1) * size);
-	if (!r) {
-		fprintf(stderr, "%s: out of memory\n",
-			program_invocation_short_name);
-		exit(1);
-	}
-	return r;
-}
+#include "hindex.h"
+#include "model.h"
 
 const char *const kt_core_names[KT_NR_CORES] = {
 	[KT_CORE_KLP] = "klp",
 	[KT_CORE_LIVEPATCH] = "livepatch",
 };
-
-void kt_copy_name(char *dst, size_t size, const char *src)
-{
-	snprintf(dst, size, "%.*s", (int)size - 1, src);
-}
 
 /* A new zeroed element, under the same policy. */
 static void *kt_zalloc(size_t size)
@@ -77,21 +49,19 @@ struct kt_patch *kt_patch_find(struct kt_model *m, const char *name,
 /*
  * The bucket of a function, from what kt_fn_find() compares: the first
  * KLP_NAME_LEN - 1 characters of its object, KLP_FUNC_LEN - 1 of its name
- * (FNV-1a).  A model of 1000 builtin functions looks each up several
+ * (FNV-1a, with a NUL between them: no name holds one).  A model of 1000
+ * builtin functions looks each up several
  * times an interval: a scan of all of them each time cost klptop more
  * than the rest of its interval (doc/performance.md).
  */
 static size_t fn_bucket(const struct kt_model *m, const char *object,
 			const char *name)
 {
-	unsigned long long h = 14695981039346656037ULL;
-	size_t i;
+	unsigned long long h = HINDEX_FNV1A_INIT;
 
-	for (i = 0; i < KLP_NAME_LEN - 1 && object[i]; i++)
-		h = (h ^ (unsigned char)object[i]) * 1099511628211ULL;
-	h = (h ^ 0x100) * 1099511628211ULL;	/* no character: the border */
-	for (i = 0; i < KLP_FUNC_LEN - 1 && name[i]; i++)
-		h = (h ^ (unsigned char)name[i]) * 1099511628211ULL;
+	h = hindex_fnv1a(h, object, strnlen(object, KLP_NAME_LEN - 1));
+	h = hindex_fnv1a(h, "", 1);
+	h = hindex_fnv1a(h, name, strnlen(name, KLP_FUNC_LEN - 1));
 	return h & (m->fn_hash_size - 1);
 }
 
@@ -300,32 +270,6 @@ void kt_patch_free(struct kt_model *m, struct kt_patch *p)
 	free(p);
 }
 
-static void explain_snapshot_error(const struct kt_model *m, int err,
-				   const struct klp_snapshot *snap)
-{
-	const char *path = m->state_path ? m->state_path : KLP_STATE_PATH;
-	const char *me = program_invocation_short_name;
-
-	if (err == -ENOENT && !m->state_path && access(KLP_SYSFS_ROOT, F_OK))
-		fprintf(stderr, "%s: the klp core went away (%s missing)\n",
-			me, KLP_SYSFS_ROOT);
-	else if (err == -ENOENT)
-		fprintf(stderr, "%s: %s missing: is debugfs mounted? (mount -t debugfs none /sys/kernel/debug)\n",
-			me, path);
-	else if (err == -EPROTO && snap->bad_line && snap->bad_why[0])
-		fprintf(stderr, "%s: %s: line %zu: %s\n", me, path,
-			snap->bad_line, snap->bad_why);
-	else if (err == -EPROTO && snap->bad_line)
-		fprintf(stderr, "%s: %s: line %zu does not parse\n", me, path,
-			snap->bad_line);
-	else if (err == -EPROTO)
-		fprintf(stderr, "%s: %s: the func_stacks do not add up (a klp core bug)\n",
-			me, path);
-	else
-		fprintf(stderr, "%s: cannot read %s: %s (%d)\n", me, path,
-			strerror(-err), err);
-}
-
 /*
  * A func below those already on its function's stack.  A func is on its
  * stack once, and only on its own function's (kt_func_bind() made it one
@@ -384,66 +328,6 @@ void kt_model_sweep(struct kt_model *m, enum kt_core core)
 		}
 		free_func(m, stale);	/* may free fn: look at fns[i] again */
 	}
-}
-
-/**
- * kt_model_resync() - load the model from the core's state file
- * @m: the model (its state_path, or KLP_STATE_PATH)
- *
- * Funcs keep their counts; funcs and patches that are gone are dropped.
- * The events numbered up to the file's seq are in the model from now on.
- * A file that the parser refuses (snapshot.h) leaves the model as it was.
- * Returns 0, or -errno after saying why on stderr (unless m->quiet).
- */
-int kt_model_resync(struct kt_model *m)
-{
-	struct klp_snapshot snap;
-	size_t i;
-	int err;
-
-	err = klp_snapshot_read(&snap, m->state_path);
-	if (err) {
-		if (!m->quiet)
-			explain_snapshot_error(m, err, &snap);
-		return err;
-	}
-	kt_model_unsee(m, KT_CORE_KLP);
-	for (i = 0; i < snap.nr_patches; i++) {
-		const struct klp_snap_patch *sp = &snap.patches[i];
-		struct kt_patch *p = kt_patch_find(m, sp->name, true);
-
-		p->enabled = sp->enabled;
-		p->seen = true;
-		kt_copy_name(p->srcversion, sizeof(p->srcversion),
-			     sp->srcversion ?: "");
-		kt_copy_name(p->cve, sizeof(p->cve), sp->cve ?: "");
-		p->enabled_ns = sp->enabled_ns;
-		kt_copy_name(p->replaced_by, sizeof(p->replaced_by),
-			     sp->replaced_by ?: "");
-	}
-	/* sorted winner first: appending in order builds each stack */
-	for (i = 0; i < snap.nr_funcs; i++) {
-		const struct klp_snap_func *sf = &snap.funcs[i];
-		struct kt_fn *fn;
-		struct kt_func *f;
-
-		if (sf->id >= KLP_MAX_HIT_KEYS)
-			continue;
-		fn = kt_fn_find(m, sf->object, sf->func, true);
-		f = kt_func_bind(m, kt_patch_find(m, sf->patch, true), fn, sf->id);
-		f->seen = true;
-		if (sf->patched) {
-			kt_stack_append(fn, f);
-			if (sf->old_addr)
-				fn->old_addr = sf->old_addr;
-		}
-	}
-	m->snap_seq = snap.seq;
-	kt_tr_from_snapshot(&m->trs, &snap);
-	klp_snapshot_free(&snap);
-	kt_model_sweep(m, KT_CORE_KLP);
-	m->need_resync = false;
-	return 0;
 }
 
 /* The core of a function's patches (a function is one core's: each

@@ -6,7 +6,7 @@
  *
  * The builtin says nothing of its sweeps: every interval (-i, 1 s by
  * default) klp-trace reads its transitions as klptop does, from sysfs and
- * each task's /proc files (transition_builtin.c: the reasons running,
+ * each task's /proc files (livepatch_transitions.c: the reasons running,
  * on_stack with the patched function named, or unknown, and what /proc
  * cannot tell), and prints, for each patch in transition, a
  * klp_task_blocked record per task not switched yet (once per task per
@@ -86,11 +86,14 @@ int lpb_poll(struct klp_trace *t)
 	unsigned long long now = now_ns();
 	int cpu = sched_getcpu();
 	size_t i;
+	int err;
 
 	if (now < t->next_poll_ns)
 		return 0;
 	t->next_poll_ns = now + t->env.interval * 1000000000ULL;
-	if (kt_tr_builtin_scan(&t->trs))
+	err = lp_sysfs_glance(&t->glance, NULL);
+	kt_tr_builtin_scan(&t->trs, &t->glance, NULL);
+	if (err)
 		return 0;	/* no sysfs root now: nothing in transition */
 	for (i = 0; i < t->trs.nr; i++)
 		if (print_tr(t, t->trs.trs[i], now, cpu < 0 ? 0 : cpu))

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * source_livepatch_sysfs.c - the builtin livepatch's sysfs tree, for
- * source_livepatch.c: read whole into the model, or glanced at
+ * source_livepatch.c: read whole into the model
  *
  * /sys/kernel/livepatch/<patch>/{enabled,transition}, and under it each
  * object (<object>/patched, 6.0+) and func (<object>/<func,sympos>).  The
  * whole read costs a directory per object and per func (1000 funcs: 1000
- * directories); the glance reads two files a patch, and is what an update
- * reads when nothing else says the builtin changed.
+ * directories); the glance at two files a patch (livepatch_sysfs_lib.c)
+ * is what an update reads when nothing else says the builtin changed.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -127,44 +127,4 @@ void lp_sysfs_read(struct kt_model *m)
 		if (de->d_name[0] != '.')
 			read_patch(m, dirfd(d), de->d_name);
 	closedir(d);
-}
-
-/**
- * lp_sysfs_glance() - each patch's name, enabled and transition files
- * @b: emptied, then one line a patch: "<name> <enabled> <transition>",
- *     in the order sysfs lists them (the same while nothing changes)
- *
- * Return: true when a patch is in transition (its stacks and tasks change
- * with no other sign), false otherwise.
- */
-bool lp_sysfs_glance(struct strbuf *b)
-{
-	char enabled[16], transition[16];
-	bool busy = false;
-	struct dirent *de;
-	DIR *d;
-	int fd;
-
-	b->len = 0;
-	sb_lit(b, "");
-	d = opendir(LP_SYSFS_ROOT);
-	if (!d)
-		return false;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		fd = openat(dirfd(d), de->d_name,
-			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0)
-			continue;	/* freed meanwhile: its name is gone */
-		if (readat_line(fd, "enabled", enabled, sizeof(enabled)))
-			enabled[0] = '\0';
-		if (readat_line(fd, "transition", transition, sizeof(transition)))
-			transition[0] = '\0';
-		close(fd);
-		busy |= !strcmp(transition, "1");
-		sb_printf(b, "%s %s %s\n", de->d_name, enabled, transition);
-	}
-	closedir(d);
-	return busy;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * transition_show.c - klptop's view of the transitions in progress: a
+ * klptop_transitions.c - klptop's view of the transitions in progress: a
  * line per transition (core, patch, target, elapsed, switched / total)
  * with the tasks that hold it back below it, and the same in its JSON
  *
@@ -14,7 +14,6 @@
 #include "json.h"
 #include "klptop.h"
 #include "strbuf.h"
-#include "transition.h"
 
 static double elapsed_s(const struct kt_tr *tr, unsigned long long now_ns)
 {

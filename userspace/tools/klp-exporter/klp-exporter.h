@@ -3,14 +3,19 @@
  * klp-exporter.h - klp-exporter's rooms and the state they pass around
  *
  * klp-exporter serves the klp core's state and counters as Prometheus
- * metrics (doc/metrics.md is the contract).  It is built on klptop's
- * rooms (klptop.h): the model of patches and func_stacks, the event
- * applier, the BPF counters and their attachment.  Its own rooms:
+ * metrics (doc/metrics.md is the contract).  It shows the model
+ * (model.h) that both cores' sources fill (source_klp.h,
+ * source_livepatch.h), as klptop does.  Its own rooms:
  *
- *   klp-exporter_metrics.c  the totals that only grow (kept by label set,
+ *   klp-exporter_metrics.c  the metrics text of one scrape: klp_up, the
+ *                           patches' and functions' gauges, and the rest
+ *                           in order
+ *   klp-exporter_transitions.c  the transitions in progress as gauges
+ *   klp-exporter_counters.c the totals that only grow (kept by label set,
  *                           so a func that goes and comes back, or a core
  *                           that is reloaded, never sends a counter back)
- *                           and the metrics text in both formats
+ *   klp-exporter_text.c     the text's pieces, in both formats: HELP and
+ *                           TYPE, label sets, values
  *   klp-exporter_http.c     the HTTP endpoint (libmicrohttpd): GET /metrics
  *   klp-exporter_textfile.c the textfile for node_exporter, replaced whole
  *   klp-exporter_self.c     the exporter's own metrics: build, process
@@ -26,12 +31,10 @@
 #include <stddef.h>
 #include <sys/socket.h>
 #include <sys/types.h>
-#include "klptop.h"
+#include "model.h"
 #include "strbuf.h"
 
 #define EX_DEFAULT_LISTEN	"127.0.0.1:9873"
-/* The kernel's own livepatch core, reported at start when present. */
-#define EX_LIVEPATCH_SYSFS	"/sys/kernel/livepatch"
 
 /* The exposition formats: what Prometheus asks for, what files hold. */
 enum ex_format {
@@ -89,6 +92,8 @@ struct ex_view {
 	const struct ex_totals *totals;
 };
 
+/* --- the totals that only grow (klp-exporter_counters.c) ------------------ */
+
 void ex_count_event(struct ex_totals *t, const struct kt_model *m,
 		    const struct klp_transition_event *e);
 void ex_count_redirects(struct ex_totals *t, struct kt_model *m,
@@ -105,10 +110,21 @@ struct ex_winner {
 size_t ex_winners_save(const struct kt_model *m, struct ex_winner **w);
 void ex_count_winner_changes(struct ex_totals *t, const struct kt_model *m,
 			     struct ex_winner *before, size_t nr);
+void ex_family_render(struct strbuf *b, enum ex_format fmt, const char *name,
+		      const char *help, const struct ex_family *f);
+void ex_totals_free(struct ex_totals *t);
+
+/* --- the text (klp-exporter_metrics.c, _transitions.c, _text.c) ----------- */
+
 void ex_render(struct strbuf *b, enum ex_format fmt, const struct ex_view *v);
+void ex_render_transitions(struct strbuf *b, enum ex_format fmt,
+			   const struct kt_model *m);
 void ex_header(struct strbuf *b, enum ex_format fmt, const char *name,
 	       const char *type, const char *help);
 void ex_put_labels(struct strbuf *b, ...);
+void ex_put_value(struct strbuf *b, unsigned long long v);
+void ex_scalar(struct strbuf *b, enum ex_format fmt, const char *name,
+	       const char *type, const char *help, unsigned long long value);
 
 /* --- the exporter's own metrics (klp-exporter_self.c) --------------------- */
 
@@ -131,7 +147,6 @@ int ex_proc_stat_parse(const char *text, struct ex_proc_stat *st);
 void ex_render_self(struct strbuf *b, enum ex_format fmt,
 		    const struct ex_self *s);
 const char *ex_version(void);
-void ex_totals_free(struct ex_totals *t);
 
 /* --- the HTTP endpoint (klp-exporter_http.c) ----------------------------- */
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * klptop_events.c - the event applier: each transition event of the core
+ * source_klp_events.c - the event applier: each transition event of the core
  * moves the model and becomes one line of the transition log
  *
  * The core numbers its transitions (seq) and says why it pushed or popped
@@ -15,29 +15,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include "klptop.h"
+#include "source_klp.h"
 
-
-const char *kt_event_name(unsigned int type)
-{
-	static const char *const names[] = {
-		[KLP_EV_PATCH_REGISTER] = "register",
-		[KLP_EV_PATCH_UNREGISTER] = "unregister",
-		[KLP_EV_PATCH_ENABLE] = "enable",
-		[KLP_EV_PATCH_DISABLE] = "disable",
-		[KLP_EV_FUNC_PUSH] = "push",
-		[KLP_EV_FUNC_POP] = "pop",
-		[KLP_EV_OBJECT] = "object",
-		[KLP_EV_ENABLE_FAILED] = "enable_failed",
-		[KLP_EV_CALLBACK] = "callback",
-		[KLP_EV_PATCH_REPLACED] = "replaced",
-		[KLP_EV_TRANSITION] = "transition",
-		[KLP_EV_TASK_BLOCKED] = "task_blocked",
-	};
-
-	return type < ARRAY_SIZE(names) && names[type] ?
-	       names[type] : "unknown";
-}
 
 /* An object callback's name as klp:klp_callback prints it. */
 static const char *kt_callback_name(unsigned int which)
@@ -51,45 +30,6 @@ static const char *kt_callback_name(unsigned int which)
 
 	return which < ARRAY_SIZE(names) && names[which] ?
 	       names[which] : "unknown";
-}
-
-/* The cause's name as the tracepoints print it; NULL for none. */
-const char *kt_cause_name(int cause)
-{
-	static const char *const names[] = {
-		[KLP_CAUSE_ENABLE] = "enable",
-		[KLP_CAUSE_DISABLE] = "disable",
-		[KLP_CAUSE_MODULE_COMING] = "module_coming",
-		[KLP_CAUSE_MODULE_GOING] = "module_going",
-		[KLP_CAUSE_ROLLBACK] = "rollback",
-		[KLP_CAUSE_REPLACE] = "replace",
-	};
-
-	return cause > 0 && (size_t)cause < ARRAY_SIZE(names) ?
-	       names[cause] : NULL;
-}
-
-__attribute__((format(printf, 4, 5)))
-static void log_add(struct kt_log *log, const struct klp_transition_event *e,
-		    const char *func, const char *fmt, ...)
-{
-	struct kt_transition *t = &log->ring[log->n % KT_LOG_LEN];
-	va_list ap;
-
-	t->ts_ns = e->ts_ns;
-	t->seq = e->seq;
-	t->type = e->type;
-	t->cause = e->type == KLP_EV_FUNC_PUSH || e->type == KLP_EV_FUNC_POP ||
-		   e->type == KLP_EV_OBJECT || e->type == KLP_EV_CALLBACK ?
-		   e->cause : e->type == KLP_EV_PATCH_REPLACED ?
-		   KLP_CAUSE_REPLACE : 0;
-	t->ret = e->ret;
-	kt_copy_name(t->patch, sizeof(t->patch), e->patch);
-	kt_copy_name(t->func, sizeof(t->func), func);
-	va_start(ap, fmt);
-	vsnprintf(t->text, sizeof(t->text), fmt, ap);
-	va_end(ap);
-	log->n++;
 }
 
 /* Apply a push or pop and check the stack against what the event says. */
@@ -153,8 +93,8 @@ static void log_func_event(struct kt_log *log,
 			 e->type == KLP_EV_FUNC_PUSH ? "pushed" : "popped");
 		break;
 	}
-	log_add(log, e, e->func, "patch %s %s: %s now -> %s (depth %u)",
-		e->patch, why, e->func, winner, e->depth);
+	kt_log_add(log, e, e->func, "patch %s %s: %s now -> %s (depth %u)",
+		   e->patch, why, e->func, winner, e->depth);
 }
 
 static void apply_patch_event(struct kt_model *m, struct kt_log *log,
@@ -175,8 +115,8 @@ static void apply_patch_event(struct kt_model *m, struct kt_log *log,
 	struct kt_patch *p;
 
 	if (e->ret) {
-		log_add(log, e, "", "patch %s %s failed: %s (%d)", e->patch,
-			failed[e->type], strerror(-e->ret), e->ret);
+		kt_log_add(log, e, "", "patch %s %s failed: %s (%d)", e->patch,
+			   failed[e->type], strerror(-e->ret), e->ret);
 		return;
 	}
 	if (fresh) {
@@ -201,7 +141,7 @@ static void apply_patch_event(struct kt_model *m, struct kt_log *log,
 			break;
 		}
 	}
-	log_add(log, e, "", "patch %s %s", e->patch, done[e->type]);
+	kt_log_add(log, e, "", "patch %s %s", e->patch, done[e->type]);
 }
 
 /* A replace patch's enable disabled this patch. */
@@ -216,50 +156,6 @@ static void apply_replaced_event(struct kt_model *m,
 	}
 	p->enabled = false;
 	kt_copy_name(p->replaced_by, sizeof(p->replaced_by), e->winner);
-}
-
-/* The event's strings terminated, whatever the ring buffer held. */
-/**
- * kt_log_builtin_event() - a line of the log for an event of a patch of
- * the kernel's builtin livepatch (bpf/livepatch.bpf.c), in klp's words
- * and causes: enable for a transition to enabled, disable to disabled
- * @log: the transition log
- * @ev:  the event (seq 0: the builtin numbers nothing)
- */
-void kt_log_builtin_event(struct kt_log *log,
-			  const struct klp_transition_event *ev)
-{
-	static const char *const actions[] = {
-		[KLP_TR_START] = "started", [KLP_TR_SWEEP] = "swept",
-		[KLP_TR_COMPLETE] = "complete", [KLP_TR_REVERSED] = "reversed",
-		[KLP_TR_FORCED] = "forced",
-	};
-	struct klp_transition_event e = *ev;
-	const char *to = e.depth == 1 ? "enabling" : "disabling";
-
-	kt_event_terminate(&e);
-	if (e.type == KLP_EV_TRANSITION && e.ret > 0 &&
-	    (size_t)e.ret < ARRAY_SIZE(actions) && actions[e.ret])
-		log_add(log, &e, "", "patch %s (livepatch) %s: transition %s",
-			e.patch, to, actions[e.ret]);
-	else if (e.type == KLP_EV_PATCH_ENABLE && e.ret)
-		log_add(log, &e, "", "patch %s (livepatch) enable failed: %s (%d)",
-			e.patch, strerror(-e.ret), e.ret);
-	else if (e.type == KLP_EV_PATCH_ENABLE || e.type == KLP_EV_PATCH_DISABLE)
-		log_add(log, &e, "", "patch %s (livepatch) %s", e.patch,
-			e.type == KLP_EV_PATCH_ENABLE ? "enabled" : "disabled");
-	else
-		return;
-	log->ring[(log->n - 1) % KT_LOG_LEN].cause = e.cause;
-}
-
-void kt_event_terminate(struct klp_transition_event *e)
-{
-	e->patch[sizeof(e->patch) - 1] = '\0';
-	e->object[sizeof(e->object) - 1] = '\0';
-	e->winner[sizeof(e->winner) - 1] = '\0';
-	e->func[sizeof(e->func) - 1] = '\0';
-	e->comm[sizeof(e->comm) - 1] = '\0';
 }
 
 /**
@@ -291,42 +187,42 @@ void kt_event_apply(struct kt_model *m, struct kt_log *log,
 		break;
 	case KLP_EV_OBJECT:
 		if (e.ret == KLP_OBJ_APPLIED)
-			log_add(log, &e, "", "patch %s applied to module %s",
-				e.patch, e.object);
+			kt_log_add(log, &e, "", "patch %s applied to module %s",
+				   e.patch, e.object);
 		else if (e.ret == KLP_OBJ_REVERTED)
-			log_add(log, &e, "", "patch %s reverted, module %s going",
-				e.patch, e.object);
+			kt_log_add(log, &e, "", "patch %s reverted, module %s going",
+				   e.patch, e.object);
 		else
-			log_add(log, &e, "", "patch %s deferred: module %s not loaded",
-				e.patch, e.object);
+			kt_log_add(log, &e, "", "patch %s deferred: module %s not loaded",
+				   e.patch, e.object);
 		break;
 	case KLP_EV_PATCH_REPLACED:
 		if (fresh)
 			apply_replaced_event(m, &e);
-		log_add(log, &e, "", "patch %s replaced by %s", e.patch,
-			e.winner);
+		kt_log_add(log, &e, "", "patch %s replaced by %s", e.patch,
+			   e.winner);
 		break;
 	case KLP_EV_CALLBACK:
 		if (e.ret)
-			log_add(log, &e, "", "patch %s: %s callback of %s failed: %s (%d)",
-				e.patch, kt_callback_name(e.id), e.object,
-				strerror(-e.ret), e.ret);
+			kt_log_add(log, &e, "", "patch %s: %s callback of %s failed: %s (%d)",
+				   e.patch, kt_callback_name(e.id), e.object,
+				   strerror(-e.ret), e.ret);
 		else
-			log_add(log, &e, "", "patch %s: %s callback of %s",
-				e.patch, kt_callback_name(e.id), e.object);
+			kt_log_add(log, &e, "", "patch %s: %s callback of %s",
+				   e.patch, kt_callback_name(e.id), e.object);
 		break;
 	case KLP_EV_ENABLE_FAILED:
-		log_add(log, &e, e.func, "patch %s failed on %s%s%s: %s (%d)",
-			e.patch, e.object, e.func[0] ? ":" : "", e.func,
-			strerror(-e.ret), e.ret);
+		kt_log_add(log, &e, e.func, "patch %s failed on %s%s%s: %s (%d)",
+			   e.patch, e.object, e.func[0] ? ":" : "", e.func,
+			   strerror(-e.ret), e.ret);
 		break;
 	case KLP_EV_TRANSITION:
 		if (kt_tr_event(&m->trs, &e, fresh))
 			m->need_resync = true;
 		if (e.ret != KLP_TR_SWEEP)	/* the sweeps show in its line */
-			log_add(log, &e, "", "patch %s %s: transition %s, %u of %u tasks pending",
-				e.patch, e.depth ? "enabling" : "disabling",
-				kt_tr_action_name(e.ret), e.pending, e.total);
+			kt_log_add(log, &e, "", "patch %s %s: transition %s, %u of %u tasks pending",
+				   e.patch, e.depth ? "enabling" : "disabling",
+				   kt_tr_action_name(e.ret), e.pending, e.total);
 		break;
 	case KLP_EV_TASK_BLOCKED:
 		if (kt_tr_event(&m->trs, &e, fresh))

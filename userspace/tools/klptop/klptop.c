@@ -6,9 +6,10 @@
  * the winner, and how many calls were redirected, in the last interval and
  * since start.  The stacks come from the core's state file at start and then
  * from the core's transition events (BPF ring buffer); the counts from
- * per-CPU BPF counters on klp:klp_redirect.  This file holds the options,
- * the BPF programs, the refresh loop and the keys; klptop.h names the
- * other rooms.
+ * per-CPU BPF counters on klp:klp_redirect (klp's source, source_klp.h);
+ * the kernel's builtin livepatch is a source too (source_livepatch.h).
+ * This file holds the options, the sources opened, the refresh loop and
+ * the keys; klptop.h names the other rooms.
  *
  * Layout after bcc's libbpf-tools *top tools.
  */
@@ -25,6 +26,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "klptop.h"
+#include "source_klp.h"
 #include "source_livepatch.h"
 #include "strbuf.h"
 
@@ -37,12 +39,10 @@ struct klptop {
 	int count;			/* intervals; 0: until q or a signal */
 	struct kt_model model;
 	struct kt_log log;
-	struct kt_counters counters;
-	struct kt_bpf bpf;
 	bool klp;			/* the klp core is loaded: its source on */
+	struct klp_source src;		/* the klp core */
 	struct lp_source lp;		/* the kernel's builtin livepatch */
 	unsigned long long last_tick_ns;
-	unsigned long long lost_events_seen;
 	struct kt_tty tty;
 	struct strbuf json_out;		/* --json: a line, reused */
 };
@@ -192,9 +192,9 @@ static unsigned long long now_ns(clockid_t clk)
 	return ts.tv_sec * KT_NSEC_PER_SEC + ts.tv_nsec;
 }
 
-/* --- the BPF programs ------------------------------------------------------ */
+/* --- the sources ---------------------------------------------------------- */
 
-/* A transition event from the ring buffer, to the event applier. */
+/* A transition event of the klp core, to the event applier. */
 static int handle_event(void *ctx, void *data, size_t size)
 {
 	struct klptop *k = ctx;
@@ -202,13 +202,6 @@ static int handle_event(void *ctx, void *data, size_t size)
 	if (size >= sizeof(struct klp_transition_event))
 		kt_event_apply(&k->model, &k->log, data);
 	return 0;
-}
-
-static int bpf_setup(struct klptop *k)
-{
-	int err = kt_bpf_attach(&k->bpf, handle_event, k);
-
-	return err ?: kt_counters_init(&k->counters, k->bpf.hits, k->bpf.ncpus);
 }
 
 /* --- the refresh loop ------------------------------------------------------ */
@@ -232,34 +225,19 @@ static int refresh(struct klptop *k, unsigned long long tick, bool show)
 	size_t i;
 	int err;
 
-	err = k->klp ? kt_bpf_consume(&k->bpf) : 0;
-	if (err)
-		return err;
-	tot.elapsed = (double)(tick - k->last_tick_ns) / KT_NSEC_PER_SEC;
-	k->last_tick_ns = tick;
-	tot.lost_events = k->klp ? kt_bpf_lost_events(&k->bpf) : 0;
-	tot.lost_hits = k->klp ? kt_bpf_lost_hits(&k->bpf) : 0;
-	if (tot.lost_events != k->lost_events_seen) {
-		/* the ring buffer overflowed: only the state file knows now */
-		k->lost_events_seen = tot.lost_events;
-		k->model.need_resync = true;
-	}
-	/* the model current first: the counters name their ids from it */
-	if (k->klp && k->model.need_resync) {
-		err = kt_model_resync(&k->model);
-		if (err)
-			return err;
-	}
-	kt_tr_builtin_scan(&k->model.trs);	/* none: nothing to show */
-
-	err = k->klp ? kt_counters_update(&k->counters, &k->model) : 0;
-	if (!err)
-		err = lp_source_update(&k->lp, &k->model, &k->log);
+	err = k->klp ? klp_source_update(&k->src, &k->model) : 0;
 	if (err)
 		return err;	/* it said why */
+	tot.elapsed = (double)(tick - k->last_tick_ns) / KT_NSEC_PER_SEC;
+	k->last_tick_ns = tick;
+	err = lp_source_update(&k->lp, &k->model, &k->log);
+	if (err)
+		return err;
+	tot.lost_events = k->klp ? klp_source_lost_events(&k->src) : 0;
+	tot.lost_hits = k->klp ? klp_source_lost_hits(&k->src) : 0;
 	tot.lost_hits += lp_source_lost_hits(&k->lp);
 	tot.lost_events += lp_source_lost_events(&k->lp);
-	tot.hits = k->counters.interval_unknown;
+	tot.hits = k->src.counters.interval_unknown;
 	for (i = 0; i < k->model.nr_fns; i++) {
 		struct kt_fn *fn = k->model.fns[i];
 
@@ -300,7 +278,7 @@ static int run(struct klptop *k)
 {
 	unsigned long long step = k->interval * KT_NSEC_PER_SEC, next, now;
 	struct pollfd pfd[2] = {
-		{ .fd = k->klp ? kt_bpf_events_fd(&k->bpf) : -1, .events = POLLIN },
+		{ .fd = k->klp ? klp_source_events_fd(&k->src) : -1, .events = POLLIN },
 		{ .fd = STDIN_FILENO, .events = POLLIN },
 	};
 	int err = 0, printed = 0, nfds = k->tty.keys ? 2 : 1;
@@ -336,7 +314,7 @@ static int run(struct klptop *k)
 			break;
 		}
 		if (pfd[0].revents) {
-			err = kt_bpf_consume(&k->bpf);
+			err = klp_source_consume(&k->src);
 			if (err)
 				break;
 		}
@@ -391,7 +369,7 @@ int main(int argc, char **argv)
 	 * Attached first: the state file's seq then says which of the
 	 * events to come it already contains.
 	 */
-	err = k->klp ? bpf_setup(k) : 0;
+	err = k->klp ? klp_source_open(&k->src, handle_event, k) : 0;
 	if (!err && k->klp)
 		err = kt_model_resync(&k->model);
 	if (!err)
@@ -407,8 +385,7 @@ int main(int argc, char **argv)
 
 	kt_tty_restore();
 	lp_source_close(&k->lp);
-	kt_bpf_detach(&k->bpf);
-	kt_counters_free(&k->counters);
+	klp_source_close(&k->src);
 	kt_model_free(&k->model);
 	sb_free(&k->json_out);
 	free(k);

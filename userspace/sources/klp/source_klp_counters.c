@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * klptop_counters.c - where redirections are counted into the model
+ * source_klp_counters.c - where redirections are counted into the model
  *
  * bpf/klptop.bpf.c counts every klp:klp_redirect by the winning func's id
- * in its CPU's slice of an array that only grows, which klptop_attach.c
+ * in its CPU's slice of an array that only grows, which source_klp_attach.c
  * maps.  Each read sums an id's slices, for the ids up to the model's
  * highest, with plain loads (no syscall), and adds each id's growth since
  * the last read to its func and function.  An id the model cannot name
@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "klptop.h"
+#include "source_klp.h"
 
 /**
  * kt_counters_init() - get ready to read a hits map

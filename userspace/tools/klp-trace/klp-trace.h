@@ -33,7 +33,7 @@ struct tracefs_instance;
 #include "hindex.h"
 #include "kcore.h"
 #include "livepatch_walk.h"
-#include "transition.h"
+#include "livepatch_transitions.h"
 
 #define KLP_SYSTEM		"klp"
 #define KLP_REDIRECT		"klp_redirect"
@@ -171,6 +171,7 @@ struct klp_trace {
 	struct lp_trace lp;		/* the builtin livepatch's */
 	struct lp_calls calls;		/* and each call of its funcs */
 	struct kt_trset trs;		/* its transitions, polled */
+	struct lp_glance glance;	/* of its sysfs, the last poll's */
 	unsigned long long next_poll_ns;
 	unsigned long long deadline_ns;	/* -t, CLOCK_MONOTONIC; 0: none */
 	long printed;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * source_livepatch.h - the kernel's builtin livepatch as a source of the
- * tools' model (klptop.h), beside klp's own (its events and state file)
+ * model (model.h), beside klp's own (source_klp.h)
  *
  * Patches, their objects and funcs from /sys/kernel/livepatch; each
  * function's func_stack, winner first, from the builtin's own klp_ops
@@ -17,8 +17,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <klp/livepatch_source.h>
-#include "klptop.h"
+#include "model.h"
 #include "livepatch_sysfs.h"
+#include "livepatch_transitions.h"
 #include "strbuf.h"
 
 
@@ -65,7 +66,7 @@ struct lp_source {
 	unsigned long long last_gen;
 	unsigned long long gen_now;	/* lp_source_check()'s */
 	bool checked, need_read;	/* lp_source_check() ran; its answer */
-	struct strbuf sysfs_now, sysfs_last;
+	struct lp_glance now, last;	/* this update's glance, the last read's */
 	unsigned long long reads;	/* full reads so far (0: none yet) */
 	unsigned long long funcs_freed_seen;	/* the model's, at the last lookup */
 	struct ring_buffer *rb;		/* its events */
@@ -78,12 +79,13 @@ struct lp_source {
 int lp_source_open(struct lp_source *s);
 /* source_livepatch_sysfs.c */
 void lp_sysfs_read(struct kt_model *m);
-bool lp_sysfs_glance(struct strbuf *b);
 bool lp_source_check(struct lp_source *s);
 int lp_source_update(struct lp_source *s, struct kt_model *m,
 		     struct kt_log *log);
 unsigned long long lp_source_lost_hits(const struct lp_source *s);
 unsigned long long lp_source_lost_events(const struct lp_source *s);
 void lp_source_close(struct lp_source *s);
+/* source_livepatch_events.c */
+void lp_log_event(struct kt_log *log, const struct klp_transition_event *e);
 
 #endif /* _KLP_SOURCE_LIVEPATCH_H */

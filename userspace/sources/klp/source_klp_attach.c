@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * klptop_attach.c - klptop's BPF programs (bpf/klptop.bpf.c): loaded,
+ * source_klp_attach.c - klptop's BPF programs (bpf/klptop.bpf.c): loaded,
  * attached to the klp:* tracepoints, and their ring buffer of transition
  * events; shared by klptop and klp-exporter
  *
@@ -17,7 +17,7 @@
 #include <sys/mman.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "klptop.h"
+#include "source_klp.h"
 #include "klptop.skel.h"
 
 #define BTF_VMLINUX	"/sys/kernel/btf/vmlinux"

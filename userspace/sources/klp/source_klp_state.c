@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * source_klp_state.c - the klp core's part of the model read whole again
+ * from the core's state file (debugfs klp/state, parsed by snapshot_lib.c)
+ *
+ * At start, after lost events, and whenever an event does not agree with
+ * the model (source_klp_events.c), the file says it all: the core writes
+ * it under one hold of its mutex.  The builtin's part of the model is
+ * left as it is (kt_model_unsee(), kt_model_sweep() of klp's core only).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "source_klp.h"
+#include "snapshot.h"
+
+static void explain_snapshot_error(const struct kt_model *m, int err,
+				   const struct klp_snapshot *snap)
+{
+	const char *path = m->state_path ? m->state_path : KLP_STATE_PATH;
+	const char *me = program_invocation_short_name;
+
+	if (err == -ENOENT && !m->state_path && access(KLP_SYSFS_ROOT, F_OK))
+		fprintf(stderr, "%s: the klp core went away (%s missing)\n",
+			me, KLP_SYSFS_ROOT);
+	else if (err == -ENOENT)
+		fprintf(stderr, "%s: %s missing: is debugfs mounted? (mount -t debugfs none /sys/kernel/debug)\n",
+			me, path);
+	else if (err == -EPROTO && snap->bad_line && snap->bad_why[0])
+		fprintf(stderr, "%s: %s: line %zu: %s\n", me, path,
+			snap->bad_line, snap->bad_why);
+	else if (err == -EPROTO && snap->bad_line)
+		fprintf(stderr, "%s: %s: line %zu does not parse\n", me, path,
+			snap->bad_line);
+	else if (err == -EPROTO)
+		fprintf(stderr, "%s: %s: the func_stacks do not add up (a klp core bug)\n",
+			me, path);
+	else
+		fprintf(stderr, "%s: cannot read %s: %s (%d)\n", me, path,
+			strerror(-err), err);
+}
+
+/**
+ * kt_model_resync() - load the model from the core's state file
+ * @m: the model (its state_path, or KLP_STATE_PATH)
+ *
+ * Funcs keep their counts; funcs and patches that are gone are dropped.
+ * The events numbered up to the file's seq are in the model from now on.
+ * A file that the parser refuses (snapshot.h) leaves the model as it was.
+ * Returns 0, or -errno after saying why on stderr (unless m->quiet).
+ */
+int kt_model_resync(struct kt_model *m)
+{
+	struct klp_snapshot snap;
+	size_t i;
+	int err;
+
+	err = klp_snapshot_read(&snap, m->state_path);
+	if (err) {
+		if (!m->quiet)
+			explain_snapshot_error(m, err, &snap);
+		return err;
+	}
+	kt_model_unsee(m, KT_CORE_KLP);
+	for (i = 0; i < snap.nr_patches; i++) {
+		const struct klp_snap_patch *sp = &snap.patches[i];
+		struct kt_patch *p = kt_patch_find(m, sp->name, true);
+
+		p->enabled = sp->enabled;
+		p->seen = true;
+		kt_copy_name(p->srcversion, sizeof(p->srcversion),
+			     sp->srcversion ?: "");
+		kt_copy_name(p->cve, sizeof(p->cve), sp->cve ?: "");
+		p->enabled_ns = sp->enabled_ns;
+		kt_copy_name(p->replaced_by, sizeof(p->replaced_by),
+			     sp->replaced_by ?: "");
+	}
+	/* sorted winner first: appending in order builds each stack */
+	for (i = 0; i < snap.nr_funcs; i++) {
+		const struct klp_snap_func *sf = &snap.funcs[i];
+		struct kt_fn *fn;
+		struct kt_func *f;
+
+		if (sf->id >= KLP_MAX_HIT_KEYS)
+			continue;
+		fn = kt_fn_find(m, sf->object, sf->func, true);
+		f = kt_func_bind(m, kt_patch_find(m, sf->patch, true), fn, sf->id);
+		f->seen = true;
+		if (sf->patched) {
+			kt_stack_append(fn, f);
+			if (sf->old_addr)
+				fn->old_addr = sf->old_addr;
+		}
+	}
+	m->snap_seq = snap.seq;
+	kt_tr_from_snapshot(&m->trs, &snap);
+	klp_snapshot_free(&snap);
+	kt_model_sweep(m, KT_CORE_KLP);
+	m->need_resync = false;
+	return 0;
+}

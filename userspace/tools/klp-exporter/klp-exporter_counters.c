@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * klp-exporter_counters.c - the totals that only grow: redirects, winner
+ * changes, transition events and failed enables, each a counter family
+ *
+ * Counters are kept by label set, not by func or id: a func that goes
+ * (its patch unregistered, the core reloaded) and comes back under the
+ * same names resumes its count, so no counter ever goes backwards.
+ * Redirects come from the sources' counters (klp's per-CPU counts, the
+ * builtin's probes), the rest from the core's transition events and
+ * from what a read of a core's state whole changed.
+ */
+#include <errno.h>
+#include <search.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "klp-exporter.h"
+
+struct ex_count {
+	char *labels;
+	unsigned long long value;
+};
+
+static int cmp_count(const void *a, const void *b)
+{
+	return strcmp(((const struct ex_count *)a)->labels,
+		      ((const struct ex_count *)b)->labels);
+}
+
+/*
+ * Add delta to the family's counter for the labels in key (taken over);
+ * returns the counter, which lives as long as the totals.
+ */
+static struct ex_count *family_add(struct ex_family *f, struct strbuf *key,
+				   unsigned long long delta)
+{
+	struct ex_count probe = { .labels = key->s }, *c, **slot;
+
+	slot = tfind(&probe, &f->root, cmp_count);
+	if (!slot) {
+		c = kt_realloc(NULL, 1, sizeof(*c));
+		c->labels = key->s;
+		c->value = 0;
+		key->s = NULL;
+		slot = tsearch(c, &f->root, cmp_count);
+		if (!slot) {
+			fprintf(stderr, "%s: out of memory\n",
+				program_invocation_short_name);
+			exit(1);
+		}
+	}
+	(*slot)->value += delta;
+	free(key->s);
+	memset(key, 0, sizeof(*key));
+	return *slot;
+}
+
+static unsigned int top_id(const struct kt_fn *fn)
+{
+	return fn && fn->depth ? fn->stack[0]->id : 0;
+}
+
+/* The name of a function's winning patch; "" for none. */
+static const char *top_patch(const struct kt_fn *fn)
+{
+	return fn && fn->depth ? fn->stack[0]->patch->name : "";
+}
+
+/* The label set of a function's winner changes, counted once more. */
+static void winner_changed(struct ex_totals *t, const char *object,
+			   const char *name, enum kt_core core)
+{
+	struct strbuf key = {};
+
+	ex_put_labels(&key, "object", object, "function", name, "core",
+		      kt_core_names[core], NULL);
+	family_add(&t->winner_changes, &key, 1);
+}
+
+/**
+ * ex_count_event() - count one transition event of the core
+ * @t: the totals
+ * @m: the model before the event is applied to it
+ * @e: the event, its strings terminated
+ *
+ * Every event counts once in klp_transitions_total; a failed enable in
+ * klp_enable_failures_total; a push or pop that changes its function's
+ * top func in klp_func_winner_changes_total, unless the model's state
+ * file already had it (what the model shows is then after the event).
+ */
+void ex_count_event(struct ex_totals *t, const struct kt_model *m,
+		    const struct klp_transition_event *e)
+{
+	struct strbuf key = {};
+	const struct kt_fn *fn;
+	unsigned int after;
+
+	if (!strcmp(kt_event_name(e->type), "unknown"))
+		return;
+	ex_put_labels(&key, "patch", e->patch, "event", kt_event_name(e->type),
+		   NULL);
+	family_add(&t->transitions, &key, 1);
+	if (e->type == KLP_EV_PATCH_ENABLE && e->ret) {
+		ex_put_labels(&key, "patch", e->patch, NULL);
+		family_add(&t->enable_failures, &key, 1);
+	}
+	if ((e->type != KLP_EV_FUNC_PUSH && e->type != KLP_EV_FUNC_POP) ||
+	    e->seq <= m->snap_seq)
+		return;
+	fn = kt_fn_find((struct kt_model *)m, e->object, e->func, false);
+	after = e->depth ? e->winner_id : 0;
+	if (top_id(fn) != after)
+		winner_changed(t, e->object, e->func, KT_CORE_KLP);
+}
+
+/**
+ * ex_winners_save() - each function's winner, before a state reload
+ * @m: the model
+ * @w: set to a new array of m->nr_fns, for ex_count_winner_changes()
+ *
+ * Returns the number of functions saved.
+ */
+size_t ex_winners_save(const struct kt_model *m, struct ex_winner **w)
+{
+	size_t i;
+
+	*w = kt_realloc(NULL, m->nr_fns, sizeof(**w));
+	for (i = 0; i < m->nr_fns; i++) {
+		kt_copy_name((*w)[i].object, sizeof((*w)[i].object),
+			     m->fns[i]->object);
+		kt_copy_name((*w)[i].name, sizeof((*w)[i].name),
+			     m->fns[i]->name);
+		kt_copy_name((*w)[i].patch, sizeof((*w)[i].patch),
+			     top_patch(m->fns[i]));
+		(*w)[i].id = top_id(m->fns[i]);
+		(*w)[i].core = kt_fn_core(m->fns[i]);
+	}
+	return m->nr_fns;
+}
+
+static int ptr_cmp(const void *a, const void *b)
+{
+	const void *x = *(const void *const *)a, *y = *(const void *const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/**
+ * ex_count_winner_changes() - count the winners a state reload changed
+ * @t:      the totals
+ * @m:      the model after the reload
+ * @before: ex_winners_save()'s, taken before it; freed here
+ * @nr:     its length
+ *
+ * After lost events this is all there is to know: one change for every
+ * function whose winner differs (a function that came or went counts
+ * when it has a winner).  A winner is its func's id and its patch's
+ * name: the builtin's funcs have no id.
+ */
+void ex_count_winner_changes(struct ex_totals *t, const struct kt_model *m,
+			     struct ex_winner *before, size_t nr)
+{
+	/* the functions there before, as found now: sorted, to look up */
+	const struct kt_fn **had = kt_realloc(NULL, nr, sizeof(*had));
+	size_t i, n = 0;
+
+	for (i = 0; i < nr; i++) {
+		const struct kt_fn *fn = kt_fn_find((struct kt_model *)m,
+						    before[i].object,
+						    before[i].name, false);
+
+		if (fn)
+			had[n++] = fn;
+		if (top_id(fn) != before[i].id ||
+		    strcmp(top_patch(fn), before[i].patch))
+			winner_changed(t, before[i].object, before[i].name,
+				       before[i].core);
+	}
+	/*
+	 * A function none of them is came since: by a search, where a scan
+	 * of all of them for each was a million string comparisons a
+	 * scrape with 1000 functions (the builtin's are read every scrape).
+	 */
+	qsort(had, n, sizeof(*had), ptr_cmp);
+	for (i = 0; i < m->nr_fns; i++) {
+		const struct kt_fn *fn = m->fns[i];
+
+		if (fn->depth && !bsearch(&fn, had, n, sizeof(*had), ptr_cmp))
+			winner_changed(t, fn->object, fn->name,
+				       kt_fn_core(fn));
+	}
+	free(had);
+	free(before);
+}
+
+/**
+ * ex_count_redirects() - add the last counter read to the totals
+ * @t:            the totals
+ * @m:            the model, its funcs' hits_interval just read
+ * @unattributed: hits of ids the model could not name in that read
+ *
+ * A func's labels never change, so its counter is looked up once and
+ * kept in the func (priv): a read of 1000 busy functions builds no label
+ * set and searches no tree.
+ */
+void ex_count_redirects(struct ex_totals *t, struct kt_model *m,
+			unsigned long long unattributed)
+{
+	struct strbuf key = {};
+	struct ex_count *c;
+	size_t i, j;
+
+	for (i = 0; i < m->nr_fns; i++) {
+		const struct kt_fn *fn = m->fns[i];
+
+		for (j = 0; j < fn->nr_funcs; j++) {
+			struct kt_func *f = fn->funcs[j];
+
+			if (!f->hits_interval)
+				continue;
+			c = f->priv;
+			if (c) {
+				c->value += f->hits_interval;
+				continue;
+			}
+			ex_put_labels(&key, "object", fn->object, "function",
+				   fn->name, "patch", f->patch->name, "core",
+				   kt_core_names[f->patch->core], NULL);
+			f->priv = family_add(&t->redirects, &key,
+					     f->hits_interval);
+		}
+	}
+	t->unattributed += unattributed;
+}
+
+struct family_walk {
+	struct strbuf *b;
+	const char *name;
+};
+
+/* In label order: each node once, between its subtrees. */
+static void walk_count(const void *node, VISIT which, void *closure)
+{
+	const struct ex_count *c = *(struct ex_count *const *)node;
+	struct family_walk *w = closure;
+
+	if (which != postorder && which != leaf)
+		return;
+	sb_puts(w->b, w->name);
+	sb_put(w->b, "{", 1);
+	sb_puts(w->b, c->labels);
+	sb_put(w->b, "}", 1);
+	ex_put_value(w->b, c->value);
+}
+
+/* A counter family: HELP, TYPE and a sample a label set, in label order. */
+void ex_family_render(struct strbuf *b, enum ex_format fmt, const char *name,
+		      const char *help, const struct ex_family *f)
+{
+	struct family_walk w = { .b = b, .name = name };
+
+	ex_header(b, fmt, name, "counter", help);
+	twalk_r(f->root, walk_count, &w);
+}
+
+static void free_count(void *node)
+{
+	struct ex_count *c = node;
+
+	free(c->labels);
+	free(c);
+}
+
+void ex_totals_free(struct ex_totals *t)
+{
+	tdestroy(t->redirects.root, free_count);
+	tdestroy(t->winner_changes.root, free_count);
+	tdestroy(t->transitions.root, free_count);
+	tdestroy(t->enable_failures.root, free_count);
+	memset(t, 0, sizeof(*t));
+}

@@ -3,7 +3,7 @@
 # sourced by it (its helpers: out, info, err, measure, kt_count, rotated,
 # bi_load, ours_set, check_value, kt_run, empty_pass; guest-exporter.sh's ex_run; its
 # paths: MOD, T, KLPTOP, EXPORTER).  The kernel's builtin livepatch as
-# klptop and klp-exporter see it (userspace/source_livepatch.c: a kprobe
+# klptop and klp-exporter see it (userspace/sources/livepatch/source_livepatch.c: a kprobe
 # on each builtin winner's new function counts its calls), beside klp's
 # own patches, in one boot:
 #

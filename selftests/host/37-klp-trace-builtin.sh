@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# klp-trace's records of the builtin livepatch (userspace/
+# klp-trace's records of the builtin livepatch (userspace/tools/klp-trace/
 # klp-trace_builtin_rec.c), without tracefs, under ASan and UBSan: the
 # kprobe fetch args each probe gets (the offsets from BTF in them, the
 # patch's module name by @klp_transition_patch or the argument, the target

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * livepatch_source.h - what bpf/livepatch.bpf.c and the tools'
- * userspace/sources/livepatch/source_livepatch.c share: the records of a walk of the
- * kernel's builtin livepatch (its klp_ops list and each one's func_stack)
- * and its call counters.
+ * userspace/sources/livepatch/source_livepatch.c share: the records of a
+ * walk of the kernel's builtin livepatch (its klp_ops list and each one's
+ * func_stack) and its call counters.
  *
  * Included by the BPF program (after vmlinux.h) and by userspace.
  */

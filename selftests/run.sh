@@ -91,21 +91,46 @@ minimum() {
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
 
-for t in "$host_dir"/*.sh; do
-	[ -e "$t" ] || continue
-	name=host/$(basename "$t" .sh)
-	wanted "$name" || continue
-	echo "# ---- $name"
-	groups=$((groups + 1))
-	"$t" 2>&1 | tee "$log/out"
-	rc=${PIPESTATUS[0]}
-	count "$name" "$log/out"
-	plan "$name" "$log/out" || continue	# a plan failure says enough
-	minimum "$name" "$log/out" "$t"
-	if [ "$rc" != 0 ] && ! grep -qE '^not ok' "$log/out"; then
-		failed=$((failed + 1)); failures+=("$name: exited $rc")
-	fi
-done
+# The host tests run one after the other in the background, beside the
+# first kernel's guest groups (they share the cores; a guest a host test
+# boots queues on the guest lock like any other), each one's output kept
+# apart; host_reap shows and counts them once they are all done, before
+# anything rebuilds the tree for the second kernel.
+mkdir "$log/host"
+host_run() {
+	local t n
+	for t in "$host_dir"/*.sh; do
+		[ -e "$t" ] || continue
+		n=$(basename "$t" .sh)
+		wanted "host/$n" || continue
+		echo "$t" >> "$log/host/list"
+		"$t" > "$log/host/$n.out" 2>&1 < /dev/null
+		echo $? > "$log/host/$n.rc"
+	done
+}
+host_run &
+host_pid=$!
+
+host_reap() {
+	local t n name rc s0=$SECONDS
+	wait "$host_pid"
+	echo "# ---- the host tests (waited $((SECONDS - s0)) s for them)"
+	[ -e "$log/host/list" ] || return 0
+	while read -r t; do
+		n=$(basename "$t" .sh)
+		name=host/$n
+		echo "# ---- $name"
+		groups=$((groups + 1))
+		cat "$log/host/$n.out"
+		rc=$(cat "$log/host/$n.rc" 2>/dev/null || echo 3)
+		count "$name" "$log/host/$n.out"
+		plan "$name" "$log/host/$n.out" || continue	# a plan failure says enough
+		minimum "$name" "$log/host/$n.out" "$t"
+		if [ "$rc" != 0 ] && ! grep -qE '^not ok' "$log/host/$n.out"; then
+			failed=$((failed + 1)); failures+=("$name: exited $rc")
+		fi
+	done < "$log/host/list"
+}
 
 # Guest groups run in the background, two at a time where the machine
 # allows it: a group on single-threaded TCG (# klp-accel: tcg,thread=single)
@@ -242,6 +267,7 @@ for t in "$guest_dir"/*.sh; do
 	guest "$t" "$name"
 done
 guest_drain
+host_reap
 
 # The second kernel: the named groups again, on the modules rebuilt for it.
 also=${KLP_ALSO_KVER:-}

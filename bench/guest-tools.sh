@@ -2,7 +2,8 @@
 # bench/guest-tools.sh - bench/guest.sh's klptop section (the exporter's is
 # bench/guest-exporter.sh), sourced by it (its helpers: out, info, err,
 # now_ns, cpu_ns, cpu_pct, wait_lines; ex_run of guest-exporter.sh; its
-# paths: T, KLPTOP, EXPORTER).
+# paths: T, KLPTOP, EXPORTER).  busy_start and busy_stop serve
+# guest-builtin.sh's tools rows too.
 # shellcheck shell=bash
 
 # cpu_ns and cpu_pct: bench/guest-cpu.sh
@@ -52,30 +53,49 @@ kt_run() {
 	wait "$pid"
 }
 
-# With the N-function patch enabled: klptop busy (every function called in
-# a loop on CPU 0) and idle.  Nothing is switched while klptop runs.
+# The busy loop of the tools' rows: every function of bench_s<BUSY_N>
+# called in a loop on CPU 0, started once a tool has attached and stopped
+# before it detaches (kt_run's and ex_run's KT_ON_START and KT_ON_STOP).
+# A tool that attaches or detaches rewrites kernel text while it does: the
+# static keys of the klp tracepoints it listens to, which sit in klp's
+# ftrace handler that every call of the loop runs (and, for the builtin's
+# functions, a kprobe on each new function's call site).  On
+# multi-threaded TCG, text rewritten while another vCPU runs it can leave
+# that vCPU at a stale int3 for good (doc/testing.md: soft lockups, the
+# tools' boot of `make bench` hung so): so no tool starts or stops while
+# the loop runs.  Nothing while BUSY_LOAD is idle.  The loop's calls per
+# second at its end go to the info record BUSY_INFO.
+busy_start() {
+	[ "$BUSY_LOAD" = busy ] || return 0
+	rm -f "$T/stop"
+	sh -c "while [ ! -e $T/stop ]; do echo 10 > /sys/kernel/debug/bench_s$BUSY_N/call; done" &
+	BUSY_DRV=$!
+}
+
+busy_stop() {
+	local ns
+	[ "$BUSY_LOAD" = busy ] || return 0
+	touch "$T/stop"
+	wait "$BUSY_DRV"
+	read -r _ ns < "/sys/kernel/debug/bench_s$BUSY_N/call"
+	info "$BUSY_INFO" "$(awk -v n="$BUSY_N" -v ns="$ns" 'BEGIN { printf "%d", 10 * n / (ns / 1e9) }')"
+}
+
+# With the N-function patch enabled: klptop and the exporter busy (every
+# function called in a loop on CPU 0, while the tool runs) and idle.
+# Nothing is switched while a tool runs.
 klptop_section() {
-	local n=$1 d=/sys/kernel/debug/bench_s$1 drv v ns
+	local n=$1
 	[ -x "$KLPTOP" ] || err "klptop section skipped: no $KLPTOP"
 	[ -x "$EXPORTER" ] || err "exporter section skipped: no $EXPORTER"
 	echo "# klptop: $n patched functions (t=$(cut -d. -f1 /proc/uptime)s)"
 	info klptop_functions "$n"
-	rm -f "$T/stop"
-	sh -c "while [ ! -e $T/stop ]; do echo 10 > $d/call; done" &
-	drv=$!
-	if [ -x "$KLPTOP" ]; then
-		kt_run busy_screen -C 1
-		kt_run busy_json --json 1
-	fi
-	[ -x "$EXPORTER" ] && ex_run busy "$n"
-	read -r v ns < "$d/call"
-	info klptop_busy_calls_per_s "$(awk -v n="$n" -v ns="$ns" 'BEGIN { printf "%d", 10 * n / (ns / 1e9) }')"
-	touch "$T/stop"
-	wait "$drv"
-	if [ -x "$KLPTOP" ]; then
-		kt_run idle_screen -C 1
-		kt_run idle_json --json 1
-	fi
-	[ -x "$EXPORTER" ] && ex_run idle "$n"
+	BUSY_N=$n BUSY_INFO=klptop_busy_calls_per_s
+	for BUSY_LOAD in busy idle; do
+		if [ -x "$KLPTOP" ]; then
+			KT_ON_START=busy_start KT_ON_STOP=busy_stop kt_run "${BUSY_LOAD}_screen" -C 1
+			KT_ON_START=busy_start KT_ON_STOP=busy_stop kt_run "${BUSY_LOAD}_json" --json 1
+		fi
+		[ -x "$EXPORTER" ] && KT_ON_START=busy_start KT_ON_STOP=busy_stop ex_run "$BUSY_LOAD" "$n"
+	done
 }
-

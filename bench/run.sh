@@ -148,8 +148,11 @@ if [ -z "$replay" ]; then
 	# vCPU has a host thread of its own: on single-threaded TCG the guest
 	# clock runs on through the other vCPU's slices, so while that vCPU
 	# runs the call loop, a tool's accounted CPU time holds them too.  The
-	# tools section rewrites no call site under parallel calls (the calls
-	# start after the enable and stop before the disable).
+	# tools section rewrites no kernel text under parallel calls: the calls
+	# start after the enable and stop before the disable, and each busy
+	# row's loop runs only while its tool is attached (a tool attaching or
+	# detaching flips the static keys of klp's tracepoints, in the ftrace
+	# handler every call runs: bench/guest-tools.sh, busy_start).
 	st=${KLP_ACCEL:-tcg,thread=single}
 	mt=${KLP_TOOLS_ACCEL:-${KLP_ACCEL:-tcg}}
 	replay=$out/guest.out

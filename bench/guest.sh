@@ -6,7 +6,7 @@
 # their order rotates from round to round, so that drift of the emulated
 # CPU hits all of them alike.
 #
-# Usage: bench/guest.sh [full|quick|tools|transition|builtin] [notools]
+# Usage: bench/guest.sh [full|quick|tools|transition|builtin|percall] [notools]
 #   notools: leave out the klptop and exporter sections (bench/run.sh
 #   measures them in a boot of their own, tools mode, on multi-threaded TCG)
 #   transition: only what the consistency model changed: the redirect
@@ -14,11 +14,15 @@
 #   scale section at N = 1000 (bench/run.sh -T)
 #   builtin: only the builtin livepatch as klptop and klp-exporter see it,
 #   beside klp (bench/guest-builtin.sh, bench/run.sh -B)
+#   percall: only the redirect section's unpatched, builtin and ours, with
+#   their state (bench/run.sh -c boots it several times)
 #
 # Output, one record a line (bench/run.sh parses it; only stdout comes back
 # from the guest):
 #   B|<section>|<metric>|<config>|<round>|<value>|<unit>   one sample
 #   I|<key>|<value>                                        context
+#   S|<section>|<config>|<round>|<key>|<value>             what a per-call
+#                                   figure's calls went through (guest-site.sh)
 #   E|<message>                                            something failed
 #   # ...                                                  progress
 # A section, round or figure that cannot be measured says so in an E|
@@ -90,6 +94,8 @@ mkdir -p "$T"
 # and paths below).
 # shellcheck source=bench/guest-cpu.sh disable=SC1091
 . "$top/bench/guest-cpu.sh"
+# shellcheck source=bench/guest-site.sh disable=SC1091
+. "$top/bench/guest-site.sh"
 # shellcheck source=bench/guest-redirect.sh disable=SC1091
 . "$top/bench/guest-redirect.sh"
 # shellcheck source=bench/guest-switch.sh disable=SC1091
@@ -223,6 +229,7 @@ measure() {
 		[ -z "$best" ] || [ "$ns" -lt "${best%.*}" ] && best=$4
 	done
 	out "${MSEC:-redirect}" user_ns "$1" "$2" "$best" ns
+	site_state "$1" "$2" "$3"
 }
 
 # perf stat runs this script again around the two loops
@@ -259,6 +266,10 @@ transition)		# what the consistency model changed (see Usage)
 	RR=5 RS=0 SCALE="1000:1" KT_N="" KT_SECS=0
 	REPS=4 KT_TARGET_S=0.02 UT_TARGET_S=0.03 RT=5
 	;;
+percall)		# the per-call rows and their state (see Usage)
+	RR=5 RS=0 SCALE="" KT_N="" KT_SECS=0
+	REPS=4 KT_TARGET_S=0.02 UT_TARGET_S=0.03 RT=0
+	;;
 builtin)		# the builtin seen by the tools (see Usage)
 	# SCALE: the 1000-function modules loaded, no scale rounds
 	RR=0 RS=0 SCALE="1000:0" KT_N="" KT_SECS=10
@@ -266,7 +277,7 @@ builtin)		# the builtin seen by the tools (see Usage)
 	RB=5			# per-call rounds
 	;;
 *)
-	echo "usage: $0 [full|quick|tools|transition|builtin] [notools]" >&2
+	echo "usage: $0 [full|quick|tools|transition|builtin|percall] [notools]" >&2
 	exit 2
 	;;
 esac
@@ -335,26 +346,34 @@ info user_preads "$NU"
 export NK NU REPS
 
 configs=(unpatched builtin ours ours_bpf0 ours_klptop ours_perf)
-[ "$mode" = transition ] && configs=(unpatched builtin ours)
+case $mode in transition | percall) configs=(unpatched builtin ours) ;; esac
 [ -x "$KLPTOP" ] || err "build/bin/klptop missing: ours_klptop and the klptop section are skipped"
 # shellcheck disable=SC2015
 [ -x "$KLPTOP" ] && "$KLPTOP" -h > /dev/null 2>&1 ||
 	{ [ -x "$KLPTOP" ] && err "build/bin/klptop -h failed"; }
-kp_init
+# every per-call figure comes with its state (S| records)
+info site_state 1
+[ "$mode" = percall ] || kp_init
 
 # --- main -------------------------------------------------------------------------
 
 t_all=$(now_ns)
-if [ "$mode" = builtin ]; then
+case $mode in
+builtin)
 	builtin_section
-else
+	;;
+percall)
+	redirect_section
+	;;
+*)
 	if [ "$mode" != tools ]; then
 		redirect_section
 		switch_section
 		[ "$RT" -gt 0 ] && transition_section
 	fi
 	scale_section
-fi
+	;;
+esac
 info guest_seconds "$(( ($(now_ns) - t_all) / 1000000000 ))"
 echo "# bench: done (t=$(cut -d. -f1 /proc/uptime)s)"
 echo "I|done|1"

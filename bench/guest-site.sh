@@ -50,6 +50,14 @@ ksym() {
 	awk -v n="$1" -v m="${2:+[$2]}" '$3 == n && (m == "" || $4 == m) { print $1; exit }' /proc/kallsyms
 }
 
+# once NAME [MODULE]: ksym NAME [MODULE] into KS_ONCE[NAME MODULE], read
+# once a boot (for code that stays where it is: the kernel's, and modules
+# loaded once; a full read of kallsyms takes a while on TCG)
+declare -A KS_ONCE
+once() {
+	[ -n "${KS_ONCE[$1 ${2:-}]+set}" ] || KS_ONCE[$1 ${2:-}]=$(ksym "$1" "${2:-}")
+}
+
 # site_state CONFIG ROUND WANT: the records above for CONFIG's figure of
 # ROUND (section MSEC, default redirect), whose calls returned WANT
 site_state() {
@@ -73,18 +81,24 @@ site_state() {
 		awk -F/ '{ print $(NF - 1) }' | paste -sd ' ')
 	echo "S|$sec|$cfg|$r|transition|${tr:-none}"
 
-	pcs="tgt=$(ksym klp_target_a klp_test_target)"
+	once klp_target_a klp_test_target
+	pcs="tgt=${KS_ONCE[klp_target_a klp_test_target]}"
 	tramp=$(echo "$line" | sed -n 's/.*tramp: 0x\([0-9a-f]*\).*/\1/p')
 	if [ -n "$tramp" ]; then
 		# the trampoline is a copy of ftrace_caller (no R: both cores
 		# take ftrace_regs, not pt_regs, on 6.1 and 6.12)
-		pcs+=" tramp=$tramp tramp_ret=$(printf %x $((16#$tramp + 16#$(ksym ftrace_call) - 16#$(ksym ftrace_caller) + 5)))"
+		once ftrace_call
+		once ftrace_caller
+		pcs+=" tramp=$tramp tramp_ret=$(printf %x $((16#$tramp + 16#${KS_ONCE[ftrace_call ]} - 16#${KS_ONCE[ftrace_caller ]} + 5)))"
 	fi
 	# the handler: "(klp_ftrace_handler+0x0/0x1f0 [klp])" is klp's, without
 	# a module the kernel's own; "->NAME+..." a list function
 	h=$(echo "$line" | sed -n 's/.*tramp: 0x[0-9a-f]* (\([a-z_0-9]*\)+.*/\1/p; s/.*->\([a-z_0-9]*\)+.*/\1/p' | head -n 1)
 	hmod=$(echo "$line" | sed -n 's/.*tramp: 0x[0-9a-f]* ([^)]* \[\([a-z_0-9]*\)\]).*/\1/p')
-	[ -n "$h" ] && pcs+=" handler=$(ksym "$h" "$hmod")"
+	if [ -n "$h" ]; then
+		once "$h" "$hmod"
+		pcs+=" handler=${KS_ONCE[$h $hmod]}"
+	fi
 	case $3:$cfg in
 	100:* | *:disabling_*) mod= ;;
 	*:enabling_ours) mod=bench_tr_ours ;;
@@ -94,7 +108,9 @@ site_state() {
 	esac
 	[ -n "$mod" ] && new=$(ksym bench_new_a "$mod")
 	[ -n "$new" ] && pcs+=" new=$new"
-	pcs+=" sct=$(ksym __SCT__cond_resched) cond_resched=$(ksym __cond_resched)"
+	once __SCT__cond_resched
+	once __cond_resched
+	pcs+=" sct=${KS_ONCE[__SCT__cond_resched ]} cond_resched=${KS_ONCE[__cond_resched ]}"
 	echo "S|$sec|$cfg|$r|pcs|$pcs"
 
 	for name in $pcs; do

@@ -146,6 +146,8 @@ if [ -z "$replay" ]; then
 		shift 3
 		echo "bench: booting the guest ($*, $accel, at most ${tmo}s)" >&2
 		echo "I|accel|$accel" > "$o"
+		# the emulator's version: what its jump cache is (guest-site.sh)
+		echo "I|qemu|$(qemu-system-x86_64 --version | head -n 1)" >> "$o"
 		t0=$(date +%s)
 		KLP_ACCEL=$accel selftests/guest/boot.sh -t "$tmo" bench/guest.sh "$@" |
 			tee -a "$o" | grep --line-buffered -E '^(# |E\|)' >&2

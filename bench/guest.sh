@@ -267,10 +267,11 @@ transition)		# what the consistency model changed (see Usage)
 	REPS=4 KT_TARGET_S=0.02 UT_TARGET_S=0.03 RT=5
 	;;
 percall)		# the per-call rows and their state (see Usage)
-	# REPS=8: a loop figure is the best of more runs than elsewhere, the
-	# boot having nothing else to measure
+	# A loop figure is the best of 16 short runs: on a host whose CPUs
+	# other work shares, a run of a few ms has a fair chance to go
+	# unpreempted, one of 20 ms hardly any (interference only adds time)
 	RR=5 RS=0 SCALE="" KT_N="" KT_SECS=0
-	REPS=8 KT_TARGET_S=0.02 UT_TARGET_S=0.03 RT=0
+	REPS=16 KT_TARGET_S=0.002 UT_TARGET_S=0.004 RT=0
 	;;
 builtin)		# the builtin seen by the tools (see Usage)
 	# SCALE: the 1000-function modules loaded, no scale rounds

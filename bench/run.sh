@@ -43,6 +43,8 @@
 #       the one the output records)
 #   -p  do not boot, nor render: only redraw the pictures from the JSON
 #       (bench/results.json unless -o says otherwise), into its directory
+# A run that publishes a JSON under bench/ then rewrites the figures that
+# README.md and doc/performance.md take from the JSONs (bench/figures.py).
 # A full run (neither -q nor -t) that succeeded also redraws the pictures
 # beside its JSON.  A run succeeded when the guest reported no error (E|),
 # every sample is a number and every figure its mode requires is there
@@ -279,6 +281,17 @@ if [ -n "$draw" ]; then
 fi
 mv -f "$new/results.json" "$json" || exit 1
 echo "bench: wrote $json${draw:+, $jdir/scale.svg, $jdir/percall.svg} and $out/table.md" >&2
+# The docs quote no figure by hand: a JSON published under bench/ gives
+# them theirs at once (bench/figures.py; selftests/host/39-bench-figures.sh)
+case $(realpath -m "$json") in
+"$top"/bench/*.json)
+	python3 bench/figures.py -w README.md doc/performance.md || {
+		echo "bench: $json is published, but README.md and doc/performance.md could not take their figures from the JSONs (above)" >&2
+		exit 1
+	}
+	echo "bench: README.md and doc/performance.md have the JSONs' figures" >&2
+	;;
+esac
 # a target the figures miss is published as measured, and named
 # (bench/report-builtin.awk: "Targets missed" in the table, "met": false)
 sed -n 's/^- \(target missed: \)/bench: \1/p' "$out/table.md" >&2

@@ -25,7 +25,7 @@ pkgs=(
 	libtraceevent-dev libtracefs-dev libelf-dev zlib1g-dev pkg-config
 	bpftrace linux-perf tmux dwarves dkms groff-base man-db bsdextrautils
 	prometheus libmicrohttpd-dev curl jq gnuplot-nox iproute2 systemd
-	linux-source-6.1
+	linux-source-6.1 python3
 )
 [ $debug = 1 ] && pkgs+=(bc bison flex libssl-dev)
 if [ -n "$kver" ]; then

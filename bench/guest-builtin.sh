@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # bench/guest-builtin.sh - bench/guest.sh's builtin mode (bench/run.sh -B),
 # sourced by it (its helpers: out, info, err, measure, kt_count, rotated,
-# bi_load, ours_set, check_value, kt_run, empty_pass, busy_start,
-# busy_stop; guest-exporter.sh's ex_run; its paths: MOD, T, KLPTOP,
-# EXPORTER).  The kernel's builtin livepatch as
+# guest-tools.sh's busy_start and busy_stop,
+# bi_load, ours_set, check_value, kt_run, empty_pass; guest-exporter.sh's ex_run; its
+# paths: MOD, T, KLPTOP, EXPORTER).  The kernel's builtin livepatch as
 # klptop and klp-exporter see it (userspace/source_livepatch.c: a kprobe
 # on each builtin winner's new function counts its calls), beside klp's
 # own patches, in one boot:

@@ -23,9 +23,9 @@ pkgs=(
 	qemu-system-x86 busybox-static
 	clang llvm libbpf-dev bpftool libclang-rt-14-dev
 	libtraceevent-dev libtracefs-dev libelf-dev zlib1g-dev pkg-config
-	bpftrace linux-perf tmux dwarves dkms groff-base man-db bsdextrautils
+	bpftrace linux-perf tmux dwarves dkms groff-base man-db bsdextrautils python3
 	prometheus libmicrohttpd-dev curl jq gnuplot-nox iproute2 systemd
-	linux-source-6.1 python3
+	linux-source-6.1
 )
 [ $debug = 1 ] && pkgs+=(bc bison flex libssl-dev)
 if [ -n "$kver" ]; then

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # bench/guest-builtin.sh - bench/guest.sh's builtin mode (bench/run.sh -B),
 # sourced by it (its helpers: out, info, err, measure, kt_count, rotated,
+# guest-tools.sh's busy_start and busy_stop,
 # bi_load, ours_set, check_value, kt_run, empty_pass; guest-exporter.sh's ex_run; its
 # paths: MOD, T, KLPTOP, EXPORTER).  The kernel's builtin livepatch as
 # klptop and klp-exporter see it (userspace/sources/livepatch/source_livepatch.c: a kprobe
@@ -79,26 +80,6 @@ bl_empty() {
 	empty_pass "$1" "$2" kprobe "$addr"
 }
 
-# The busy loop of the tools' rows, started once a tool has started and
-# stopped before it is (KT_ON_START, KT_ON_STOP); nothing while BT_LOAD is
-# idle.  Its calls per second go to an info record.
-bt_start() {
-	[ "$BT_LOAD" = busy ] || return 0
-	rm -f "$T/stop"
-	sh -c "while [ ! -e $T/stop ]; do echo 10 > /sys/kernel/debug/bench_s$BT_N/call; done" &
-	BT_DRV=$!
-}
-
-bt_stop() {
-	local ns
-	[ "$BT_LOAD" = busy ] || return 0
-	touch "$T/stop"
-	wait "$BT_DRV"
-	read -r _ ns < "/sys/kernel/debug/bench_s$BT_N/call"
-	info "builtin_busy_calls_per_s_$BT_CFG" \
-		"$(awk -v n="$BT_N" -v ns="$ns" 'BEGIN { printf "%d", 10 * n / (ns / 1e9) }')"
-}
-
 # bt_probes TOOL ERRFILE: every builtin function's counter attached (the
 # tool says "cannot count the calls of ..." for each one it could not)
 bt_probes() {
@@ -109,14 +90,14 @@ bt_probes() {
 }
 
 bt_ex_stop() {
-	bt_stop
+	busy_stop
 	bt_probes klp-exporter "$T/ex.err"
 }
 
 # klptop's last line must show the N functions, and calls while busy
 bt_kt_stop() {
 	local s fns hits
-	bt_stop
+	busy_stop
 	bt_probes klptop "$T/kt.err"
 	s=$(tail -n 1 "$T/kt.out" | grep -o '"summary":{[^}]*')
 	fns=$(echo "$s" | grep -o '"functions":[0-9]*' | cut -d: -f2)
@@ -124,7 +105,7 @@ bt_kt_stop() {
 	info "klptop_functions_$BT_CFG" "${fns:-none}"
 	[ "${fns:-0}" -ge "$BT_N" ] ||
 		err "klptop ($BT_CFG) shows ${fns:-no} functions, fewer than $BT_N"
-	[ "$BT_LOAD" = idle ] || [ "${hits:-0}" -gt 0 ] ||
+	[ "$BUSY_LOAD" = idle ] || [ "${hits:-0}" -gt 0 ] ||
 		err "klptop ($BT_CFG) counted no call in its last interval with the loop running"
 }
 
@@ -133,16 +114,17 @@ bt_kt_stop() {
 bt_tools() {
 	local core=$1 excore=klp
 	[ "$core" = builtin ] && excore=livepatch
-	for BT_LOAD in busy idle; do
-		echo "# builtin: tools, $core, $BT_LOAD (t=$(cut -d. -f1 /proc/uptime)s)"
+	BUSY_N=$BT_N
+	for BUSY_LOAD in busy idle; do
+		echo "# builtin: tools, $core, $BUSY_LOAD (t=$(cut -d. -f1 /proc/uptime)s)"
 		if [ -x "$KLPTOP" ]; then
-			BT_CFG=${core}_${BT_LOAD}_json
-			KT_START_TRIES=3000 KT_ON_START=bt_start KT_ON_STOP=bt_kt_stop \
+			BT_CFG=${core}_${BUSY_LOAD}_json BUSY_INFO=builtin_busy_calls_per_s_${core}_${BUSY_LOAD}_json
+			KT_START_TRIES=3000 KT_ON_START=busy_start KT_ON_STOP=bt_kt_stop \
 				kt_run "$BT_CFG" --json 1
 		fi
 		if [ -x "$EXPORTER" ]; then
-			BT_CFG=${core}_$BT_LOAD
-			EX_CORE=$excore KT_START_TRIES=3000 KT_ON_START=bt_start KT_ON_STOP=bt_ex_stop \
+			BT_CFG=${core}_$BUSY_LOAD BUSY_INFO=builtin_busy_calls_per_s_${core}_$BUSY_LOAD
+			EX_CORE=$excore KT_START_TRIES=3000 KT_ON_START=busy_start KT_ON_STOP=bt_ex_stop \
 				ex_run "$BT_CFG" "$BT_N"
 		fi
 	done

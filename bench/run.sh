@@ -8,7 +8,7 @@
 # bench/scale.svg, bench/percall.svg).  Expects `make all` to have run
 # (make bench does it first).
 #
-# Usage: bench/run.sh [-q|-t|-T|-B] [-o JSON] [-r GUEST_OUTPUT]
+# Usage: bench/run.sh [-q|-t|-T|-B|-c] [-n BOOTS] [-o JSON] [-r GUEST_OUTPUT]
 #        bench/run.sh -p [-o JSON]
 #   -q  quick smoke run (few rounds, N <= 100); writes build/bench/quick.json
 #       unless -o says otherwise
@@ -30,12 +30,21 @@
 #       the 1000-function patch of each core (bench/guest-builtin.sh);
 #       writes build/bench/builtin.json unless -o says otherwise (the
 #       published one: bench/builtin.json)
+#   -c  the per-call rows only (unpatched, builtin, klp), each with what its
+#       calls went through (bench/guest-site.sh), in BOOTS fresh boots one
+#       after the other (single-threaded TCG, about 2 minutes each): the
+#       klp / builtin ratio of each boot, and its median and spread over
+#       the boots; writes build/bench/percall.json unless -o says otherwise
+#       (the published one: bench/percall.json)
+#   -n  how many boots -c makes (default 5)
 #   -o  where to write the JSON (default bench/results.json)
 #   -r  do not boot: re-render the table and JSON from a saved guest output
-#       (its mode, full, quick, tools, transition or builtin, is the one
-#       the output records)
+#       (its mode, full, quick, tools, transition, builtin or percall, is
+#       the one the output records)
 #   -p  do not boot, nor render: only redraw the pictures from the JSON
 #       (bench/results.json unless -o says otherwise), into its directory
+# A run that publishes a JSON under bench/ then rewrites the figures that
+# README.md and doc/performance.md take from the JSONs (bench/figures.py).
 # A full run (neither -q nor -t) that succeeded also redraws the pictures
 # beside its JSON.  A run succeeded when the guest reported no error (E|),
 # every sample is a number and every figure its mode requires is there
@@ -57,23 +66,29 @@ mode=full
 json=
 replay=
 plot_only=0
-while getopts "qtTBo:r:p" o; do
+boots=5
+while getopts "qtTBcn:o:r:p" o; do
 	case $o in
 	q) mode=quick ;;
 	t) mode=tools ;;
 	T) mode=transition ;;
 	B) mode=builtin ;;
+	c) mode=percall ;;
+	n) boots=$OPTARG ;;
 	o) json=$OPTARG ;;
 	r) replay=$OPTARG ;;
 	p) plot_only=1 ;;
-	*) echo "usage: $0 [-q|-t|-T|-B] [-o JSON] [-r GUEST_OUTPUT] | -p [-o JSON]" >&2; exit 2 ;;
+	*) echo "usage: $0 [-q|-t|-T|-B|-c] [-n BOOTS] [-o JSON] [-r GUEST_OUTPUT] | -p [-o JSON]" >&2; exit 2 ;;
 	esac
 done
+case $boots in
+'' | *[!0-9]* | 0) echo "bench: -n wants a number of boots, not '$boots'" >&2; exit 2 ;;
+esac
 # a replay is rendered as the run it replays was measured
 if [ -n "$replay" ]; then
 	[ -r "$replay" ] || { echo "bench: cannot read $replay" >&2; exit 2; }
 	m=$(sed -n 's/^I|mode|//p' "$replay" | head -n 1)
-	case $m in full | quick | tools | transition | builtin) mode=$m ;; esac
+	case $m in full | quick | tools | transition | builtin | percall) mode=$m ;; esac
 fi
 [ -n "$json" ] || { [ "$mode" = full ] && json=bench/results.json || json=build/bench/$mode.json; }
 
@@ -133,6 +148,8 @@ if [ -z "$replay" ]; then
 		shift 3
 		echo "bench: booting the guest ($*, $accel, at most ${tmo}s)" >&2
 		echo "I|accel|$accel" > "$o"
+		# the emulator's version: what its jump cache is (guest-site.sh)
+		echo "I|qemu|$(qemu-system-x86_64 --version | head -n 1)" >> "$o"
 		t0=$(date +%s)
 		KLP_ACCEL=$accel selftests/guest/boot.sh -t "$tmo" bench/guest.sh "$@" |
 			tee -a "$o" | grep --line-buffered -E '^(# |E\|)' >&2
@@ -148,8 +165,11 @@ if [ -z "$replay" ]; then
 	# vCPU has a host thread of its own: on single-threaded TCG the guest
 	# clock runs on through the other vCPU's slices, so while that vCPU
 	# runs the call loop, a tool's accounted CPU time holds them too.  The
-	# tools section rewrites no call site under parallel calls (the calls
-	# start after the enable and stop before the disable).
+	# tools section rewrites no kernel text under parallel calls: the calls
+	# start after the enable and stop before the disable, and each busy
+	# row's loop runs only while its tool is attached (a tool attaching or
+	# detaching flips the static keys of klp's tracepoints, in the ftrace
+	# handler every call runs: bench/guest-tools.sh, busy_start).
 	st=${KLP_ACCEL:-tcg,thread=single}
 	mt=${KLP_TOOLS_ACCEL:-${KLP_ACCEL:-tcg}}
 	replay=$out/guest.out
@@ -172,6 +192,27 @@ if [ -z "$replay" ]; then
 	tools)
 		boot "$mt" 900 "$replay" tools
 		boot_rc=$?
+		;;
+	percall)
+		# BOOTS boots, each on its own: every record of boot B gets B
+		# into its round ("B.R"), its I| records a copy named
+		# "bB_KEY"; done only if every boot is.
+		echo "I|boots|$boots" > "$replay"
+		boot_rc=0
+		for ((b = 1; b <= boots; b++)); do
+			boot "$st" 600 "$out/guest-$b.out" percall
+			rc=$?
+			awk -F'|' -v b="$b" 'BEGIN { OFS = "|" }
+				$1 == "B" { $5 = b "." $5 }
+				$1 == "S" { $4 = b "." $4 }
+				$1 == "I" && $2 == "done" { d = 1; next }
+				$1 == "I" { print "I", "b" b "_" $2, $3 }
+				$1 ~ /^[BSIE]$/ { print }
+				END { if (d) print "I|b" b "_done|1" }' "$out/guest-$b.out" >> "$replay"
+			[ "$rc" = 0 ] || { boot_rc=$rc; break; }
+			grep -q "^I|b${b}_done|" "$replay" || break
+		done
+		[ "$(grep -c '^I|b[0-9]*_done|' "$replay")" = "$boots" ] && echo "I|done|1" >> "$replay"
 		;;
 	builtin)
 		# Single-threaded: the first run, multi-threaded, oopsed in the
@@ -212,6 +253,7 @@ fail() {	# fail MESSAGE: keep this run's JSON aside, leave the published alone
 }
 awk -v json="$new/results.json" -v generated="$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
 	-f bench/report.awk -f bench/report-transition.awk -f bench/report-builtin.awk \
+	-f bench/report-percall.awk -f bench/report-tools.awk \
 	"$replay" | tee "$out/table.md"
 report_rc=${PIPESTATUS[0]}
 [ -s "$new/results.json" ] || fail "no JSON written"
@@ -239,6 +281,17 @@ if [ -n "$draw" ]; then
 fi
 mv -f "$new/results.json" "$json" || exit 1
 echo "bench: wrote $json${draw:+, $jdir/scale.svg, $jdir/percall.svg} and $out/table.md" >&2
+# The docs quote no figure by hand: a JSON published under bench/ gives
+# them theirs at once (bench/figures.py; selftests/host/39-bench-figures.sh)
+case $(realpath -m "$json") in
+"$top"/bench/*.json)
+	python3 bench/figures.py -w README.md doc/performance.md || {
+		echo "bench: $json is published, but README.md and doc/performance.md could not take their figures from the JSONs (above)" >&2
+		exit 1
+	}
+	echo "bench: README.md and doc/performance.md have the JSONs' figures" >&2
+	;;
+esac
 # a target the figures miss is published as measured, and named
 # (bench/report-builtin.awk: "Targets missed" in the table, "met": false)
 sed -n 's/^- \(target missed: \)/bench: \1/p' "$out/table.md" >&2

@@ -23,7 +23,7 @@ pkgs=(
 	qemu-system-x86 busybox-static
 	clang llvm libbpf-dev bpftool libclang-rt-14-dev
 	libtraceevent-dev libtracefs-dev libelf-dev zlib1g-dev pkg-config
-	bpftrace linux-perf tmux dwarves dkms groff-base man-db bsdextrautils
+	bpftrace linux-perf tmux dwarves dkms groff-base man-db bsdextrautils python3
 	prometheus libmicrohttpd-dev curl jq gnuplot-nox iproute2 systemd
 	linux-source-6.1 debhelper dh-dkms lintian mmdebstrap
 )

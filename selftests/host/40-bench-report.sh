@@ -28,7 +28,9 @@
 # not advance; builtin-good.out the same records made whole (its header
 # says how: a synthetic fixture, not a measurement) for the report of a
 # complete run, the per-call target missed as measured; builtin-floor.out
-# a later real `-B` run with the floor of a kprobe counter (builtin_bpf0).
+# a later real `-B` run with the floor of a kprobe counter (builtin_bpf0);
+# percall.out a real `bench/run.sh -c` one (the per-call rows in several
+# boots, each sample with what its calls went through).
 . "$(dirname "$0")/../lib.sh"
 ktap_start "bench: partial runs are not published"
 
@@ -65,7 +67,7 @@ replay() {
 for t in jq gnuplot; do
 	command -v $t > /dev/null || bail "$t missing (scripts/deps.sh installs it)"
 done
-for f in full quick transition builtin builtin-good; do
+for f in full quick transition builtin builtin-good percall; do
 	[ -s "$data/$f.out" ] || bail "no saved guest output $data/$f.out"
 done
 
@@ -134,6 +136,28 @@ check "its missed targets: the same in the JSON, the table and run.sh's messages
 diag "targets missed in builtin-good.out: $(paste -sd ';' "$tmp/missed.json")"
 cp "$pub/results.json" "$tmp/builtin.json"
 cp "$tmp/table" "$tmp/builtin.table"
+
+good "a per-call run's output, over boots" "$data/percall.out"
+boots=$(sed -n 's/^I|boots|//p' "$data/percall.out")
+check "its JSON has klp / builtin over the boots, one median a boot" \
+	jqt --argjson b "$boots" '.info.mode == "percall" and
+		([.ratios[] | select(.section == "percall" and .metric == "kernel_ns" and .ratio == "klp/builtin over boots" and .n == $b)] | length) == 1 and
+		([.ratios[] | select(.section == "percall" and (.ratio | startswith("klp/builtin boot ")))] | length) == $b' "$pub/results.json"
+check "each per-call sample has its state: what the site calls, its ops, and jump-cache slots shared" \
+	jqt 'all(.figures[] | select(.metric == "kernel_ns" or .metric == "user_ns");
+		(.state | length) == (.samples | length) and all(.state[]; .calls != null and .ops != null and .jc != null))' "$pub/results.json"
+# Only boots where both cores were in the same state (own trampoline, one
+# ops, no kprobe, no transition, no shared slot) in every round count in
+# the "same state" ratio: with no slot shared anywhere every boot does;
+# klp's rounds of boot 1 with a shared slot take boot 1 out.
+same() { jq '[.ratios[] | select(.metric == "kernel_ns" and .ratio == "klp/builtin over boots, both cores collision-free")][0].n // 0' "$pub/results.json"; }
+sed 's/^\(S|redirect|[a-z]*|[0-9.]*|jc|\).*/\1none/' "$data/percall.out" > "$tmp/pc-clean.out"
+good "a per-call run with no slot shared" "$tmp/pc-clean.out"
+assert_eq "every boot in the same-state ratio" "$boots" "$(same)"
+sed 's/^\(S|redirect|ours|1\.[0-9]*|jc|\).*/\1tgt=new/' "$tmp/pc-clean.out" > "$tmp/pc-jc.out"
+good "a per-call run with a shared slot in boot 1" "$tmp/pc-jc.out"
+assert_eq "that boot left out of the same-state ratio" $((boots - 1)) "$(same)"
+check "the table names the shared slot" grep -q '^| 1 | .*jc tgt=new' "$tmp/table"
 
 # target_is met|missed LABEL OUTPUT [ROW]: OUTPUT is published (what was
 # measured); the target LABEL is met or missed in the JSON, the table and
@@ -318,6 +342,13 @@ grep -v '^B|exporter|[a-z_]*|builtin_' "$data/builtin-good.out" > "$tmp/bi-noexp
 bad "a builtin run without the exporter's builtin rows" "$tmp/bi-noexp.out" "missing figure: exporter/cpu_ms_per_scrape/builtin_busy"
 grep -v '^I|builtin_rounds|' "$data/builtin-good.out" > "$tmp/bi-norounds.out"
 bad "a builtin run without its rounds" "$tmp/bi-norounds.out" "no builtin_rounds record"
+
+# A per-call sample without the record of what its calls went through,
+# from a guest that records them; a boot of several that did not finish.
+awk -F'|' '!d && $1 == "S" && $3 == "builtin" && $5 == "jc" { d = 1; next } 1' "$data/percall.out" > "$tmp/pc-nostate.out"
+bad "a per-call sample without its state" "$tmp/pc-nostate.out" "no state: redirect/builtin round"
+grep -vE '^I\|(b2_)?done\|' "$data/percall.out" > "$tmp/pc-boot.out"
+bad "a boot of a per-call run that did not finish" "$tmp/pc-boot.out" "boot 2 of $boots did not finish"
 
 # The guest stopped before its end.
 grep -v '^I|done|' "$data/quick.out" > "$tmp/unfinished.out"

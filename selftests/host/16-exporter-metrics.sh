@@ -9,7 +9,9 @@
 # (not one below it, not one the state file already held) and for each
 # function a state reload after lost events finds with another winner;
 # failed enables and every transition by patch and event; label values
-# escaped; no address in any series; with the core absent only klp_up 0
+# escaped, each byte of no valid UTF-8 character U+FFFD (a blocked task's
+# comm of stray bytes; 100,000 random values against Python's decoder,
+# KLP_FUZZ_RUNS); no address in any series; with the core absent only klp_up 0
 # and the counters; OpenMetrics and the 0.0.4 text format (which promtool
 # checks) differ only where the formats do.
 . "$(dirname "$0")/../lib.sh"
@@ -107,6 +109,33 @@ int main(void)
 			ex_count_redirects(&t, &m, 0);
 			for (i = 0; fn && i < fn->nr_funcs; i++)
 				fn->funcs[i]->hits_interval = 0;
+		} else if (!strcmp(w[0], "label")) {	/* label HEX: a value of those bytes, rendered */
+			char v[64] = "";
+
+			for (i = 0; i < sizeof(v) - 1 && 2 * i < strlen(w[1]) &&
+				    sscanf(w[1] + 2 * i, "%2hhx", &v[i]) == 1; i++)
+				;
+			b.len = 0;
+			ex_put_labels(&b, "comm", v, NULL);
+			printf("%.*s\n", (int)b.len, b.s);
+		} else if (!strcmp(w[0], "fuzzlabels")) {	/* fuzzlabels N: random values, HEX TAB rendered */
+			static const char pick[] = "a\\\"\n\x80\xbf\xc0\xc2\xdf\xe0\xed\xa0\xef\xf0\xf4\x8f\xf5\xff";
+			char v[24];
+			long r;
+
+			srand(1);
+			for (r = atol(w[1]); r > 0; r--) {
+				size_t len = rand() % sizeof(v);
+
+				for (i = 0; i < len; i++)
+					v[i] = rand() % 2 ? pick[rand() % (sizeof(pick) - 1)] : 1 + rand() % 255;
+				v[len] = '\0';
+				for (i = 0; v[i]; i++)
+					printf("%02x", (unsigned char)v[i]);
+				b.len = 0;
+				ex_put_labels(&b, "comm", v, NULL);
+				printf("\t%.*s\n", (int)b.len, b.s);
+			}
 		} else if (!strcmp(w[0], "render")) {	/* render text|om up|down */
 			struct ex_view v = { .up = !strcmp(w[2], "up"), .model = &m, .totals = &t };
 
@@ -301,6 +330,47 @@ klp_func_redirects_total{object="vmlinux",function="v",patch="b2",core="livepatc
 	"$(series "$out" klp_func_redirects_total)"
 check "... promtool check metrics accepts it" \
 	eval 'promtool check metrics <<< "$out" > "$tmp/lint" 2>&1' || diag "$(cat "$tmp/lint")"
+
+# label values of any bytes (a task's comm, set with prctl(PR_SET_NAME)):
+# UTF-8 kept, each byte of no valid character U+FFFD, \\ \" \n escaped
+r=$'\xef\xbf\xbd'	# U+FFFD
+assert_eq "label values: valid UTF-8 kept; a stray, overlong, surrogate, too high or cut byte U+FFFD each" \
+"comm=\"h"$'\xc3\xa9\xe2\x82\xac\xf0\x9f\x90\xa7'"\"
+comm=\"a${r}b$r${r}c\"
+comm=\"$r$r$r$r$r$r$r\"
+comm=\"x$r$r\\\\\\\"\\n\"" \
+	"$("$tmp/t" <<< 'label 68c3a9e282acf09f90a7
+label 61ff62c0af63
+label eda080f4908080
+label 78e2825c220a')"
+# p1 in transition, held back by a task named with stray bytes
+{ sed '/^patch p2/,$d' "$tmp/s1"; printf 'transition p1 1 3 1 50 1764860000000000000\nblocked 123 3 f sleep-\377\300\n'; } > "$tmp/s3"
+out=$("$tmp/t" <<< "load $tmp/s3
+render text up")
+assert_eq "a task blocking a transition, its comm of stray bytes: U+FFFD for each" \
+	'klp_transition_blocked_task_info{core="klp",patch="p1",pid="123",comm="sleep-'"$r$r"'",function="f",reason="on_stack"} 1' \
+	"$(series "$out" klp_transition_blocked_task_info)"
+check "... promtool check metrics accepts the whole text" \
+	eval 'promtool check metrics <<< "$out" > "$tmp/lint" 2>&1' || diag "$(cat "$tmp/lint")"
+# the escaper fuzzed: every value's text decodes as strict UTF-8 and,
+# unescaped, is the value with each bad byte replaced (Python's decoder,
+# resumed one byte after each error, is the reference)
+"$tmp/t" <<< "fuzzlabels ${KLP_FUZZ_RUNS:-100000}" > "$tmp/fuzz" 2> "$tmp/fuzz.err" ||
+	diag "$(head -c 2000 "$tmp/fuzz.err")"
+assert_eq "label values: ${KLP_FUZZ_RUNS:-100000} random byte strings, each rendered as the reference says" \
+	"${KLP_FUZZ_RUNS:-100000} ok" "$(python3 -c '
+import codecs, re, sys
+codecs.register_error("perbyte", lambda e: ("\ufffd", e.start + 1))
+n = 0
+for line in open(sys.argv[1], "rb"):
+    raw, _, text = line.rstrip(b"\n").partition(b"\t")
+    want = bytes.fromhex(raw.decode()).decode("utf-8", "perbyte")
+    m = re.fullmatch(rb"comm=\"((?:[^\\\"\n]|\\[\\\"n])*)\"", text)
+    got = m and re.sub(r"\\(.)", lambda c: "\n" if c[1] == "n" else c[1], m[1].decode("utf-8"))
+    if got != want:
+        sys.exit("%r rendered %r" % (raw, text))
+    n += 1
+print(n, "ok")' "$tmp/fuzz" 2>&1 | tail -n 3)"
 
 text=$(run "$script")
 om=$(run "${script/render text up/render om up}")

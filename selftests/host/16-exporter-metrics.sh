@@ -8,7 +8,8 @@
 # change is counted for each push or pop that moves a function's top
 # (not one below it, not one the state file already held) and for each
 # function a state reload after lost events finds with another winner;
-# failed enables and every transition by patch and event; label values
+# failed enables and every transition by patch and event; each core's
+# lost events and redirects, labelled by core; label values
 # escaped, each byte of no valid UTF-8 character U+FFFD (a blocked task's
 # comm of stray bytes; 100,000 random values against Python's decoder,
 # KLP_FUZZ_RUNS); no address in any series; with the core absent only klp_up 0
@@ -109,6 +110,11 @@ int main(void)
 			ex_count_redirects(&t, &m, 0);
 			for (i = 0; fn && i < fn->nr_funcs; i++)
 				fn->funcs[i]->hits_interval = 0;
+		} else if (!strcmp(w[0], "lost")) {	/* lost CORE EVENTS HITS: a source's losses */
+			int c = !strcmp(w[1], "livepatch") ? KT_CORE_LIVEPATCH : KT_CORE_KLP;
+
+			t.lost_events[c] += strtoull(w[2], NULL, 0);
+			t.lost_hits[c] += strtoull(w[3], NULL, 0);
 		} else if (!strcmp(w[0], "label")) {	/* label HEX: a value of those bytes, rendered */
 			char v[64] = "";
 
@@ -330,6 +336,17 @@ klp_func_redirects_total{object="vmlinux",function="v",patch="b2",core="livepatc
 	"$(series "$out" klp_func_redirects_total)"
 check "... promtool check metrics accepts it" \
 	eval 'promtool check metrics <<< "$out" > "$tmp/lint" 2>&1' || diag "$(cat "$tmp/lint")"
+
+out=$(run "lost livepatch 3 5
+lost klp 2 0
+lost livepatch 1 0
+render text up")
+assert_eq "lost events and redirects of each core, labelled by core, 0 included" \
+'klp_exporter_lost_events_total{core="klp"} 2
+klp_exporter_lost_events_total{core="livepatch"} 4
+klp_exporter_lost_redirects_total{core="klp"} 0
+klp_exporter_lost_redirects_total{core="livepatch"} 5' \
+	"$(series "$out" 'klp_exporter_lost_(events|redirects)_total')"
 
 # label values of any bytes (a task's comm, set with prctl(PR_SET_NAME)):
 # UTF-8 kept, each byte of no valid character U+FFFD, \\ \" \n escaped

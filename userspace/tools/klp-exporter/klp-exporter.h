@@ -78,8 +78,9 @@ struct ex_totals {
 	struct ex_family transitions;	  /* patch, event */
 	struct ex_family enable_failures; /* patch */
 	unsigned long long unattributed;  /* redirects to ids nobody named */
-	unsigned long long lost_events;	  /* over every attachment */
-	unsigned long long lost_hits;
+	/* by core (enum kt_core), over every attachment */
+	unsigned long long lost_events[KT_NR_CORES];
+	unsigned long long lost_hits[KT_NR_CORES];
 	unsigned long long errors;	  /* updates that could not read */
 	unsigned long long attaches;	  /* times the core was found */
 	unsigned long long lp_reads;	  /* the builtin's state read whole */

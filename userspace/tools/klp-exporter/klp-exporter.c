@@ -351,8 +351,12 @@ static void update(struct klp_exporter *x)
 			   klp ? 0 : x->klp.counters.interval_unknown);
 }
 
+/*
+ * Everything up to now, then the text; the process_* series only over
+ * HTTP (a file's reader, node_exporter, serves its own under those names).
+ */
 static void render(struct klp_exporter *x, enum ex_format fmt,
-		   struct strbuf *b)
+		   struct strbuf *b, bool http)
 {
 	struct ex_view v = {
 		.up = x->up,
@@ -360,17 +364,15 @@ static void render(struct klp_exporter *x, enum ex_format fmt,
 		.totals = &x->totals,
 	};
 
-	ex_render_self(b, fmt, &x->self);
+	update(x);
+	ex_render_self(b, fmt, &x->self, http);
 	ex_render(b, fmt, &v);
 }
 
-/* One scrape: everything up to now, then the text. */
+/* One scrape over HTTP. */
 static void scrape(void *ctx, enum ex_format fmt, struct strbuf *b)
 {
-	struct klp_exporter *x = ctx;
-
-	update(x);
-	render(x, fmt, b);
+	render(ctx, fmt, b, true);
 }
 
 /* --- the textfile --------------------------------------------------------- */
@@ -388,7 +390,7 @@ static int write_textfile(struct klp_exporter *x)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	x->self.written_ns = ts.tv_sec * KT_NSEC_PER_SEC + ts.tv_nsec;
 	x->text.len = 0;
-	scrape(x, EX_TEXT, &x->text);
+	render(x, EX_TEXT, &x->text, false);
 	err = ex_textfile_write(x->opt.textfile, x->text.s ? x->text.s : "",
 				x->text.len, &x->written);
 	if (err)
@@ -528,7 +530,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (x->opt.once) {
-		scrape(x, x->opt.once_format, &x->text);
+		render(x, x->opt.once_format, &x->text, false);
 		err = sb_write_all(STDOUT_FILENO, x->text.s ? x->text.s : "",
 				   x->text.len);
 		goto out;

@@ -19,8 +19,8 @@
  *   klp-exporter_http.c     the HTTP endpoint (libmicrohttpd): GET /metrics
  *   klp-exporter_textfile.c the textfile for node_exporter, replaced whole
  *   klp-exporter_self.c     the exporter's own metrics: build, process
- *                           (as client_golang names them), the textfile's
- *                           last write
+ *                           (as client_golang names them; over HTTP
+ *                           only), the textfile's last write
  *   klp-exporter_options.c  the command line, checked whole
  *   klp-exporter.c          the core coming and going, the loop
  */
@@ -146,7 +146,7 @@ struct ex_self {
 
 int ex_proc_stat_parse(const char *text, struct ex_proc_stat *st);
 void ex_render_self(struct strbuf *b, enum ex_format fmt,
-		    const struct ex_self *s);
+		    const struct ex_self *s, bool process);
 const char *ex_version(void);
 
 /* --- the HTTP endpoint (klp-exporter_http.c) ----------------------------- */

@@ -125,7 +125,7 @@ int main(void)
 			ex_put_labels(&b, "comm", v, NULL);
 			printf("%.*s\n", (int)b.len, b.s);
 		} else if (!strcmp(w[0], "fuzzlabels")) {	/* fuzzlabels N: random values, HEX TAB rendered */
-			static const char pick[] = "a\\\"\n\x80\xbf\xc0\xc2\xdf\xe0\xed\xa0\xef\xf0\xf4\x8f\xf5\xff";
+			static const char pick[] = "a\\\"\n\x80\xbf\xc0\xc2\xdf\xe0\xed\xa0\xef\xf0\xf4\x8f\xf5\xff\xbd";
 			char v[24];
 			long r;
 
@@ -349,39 +349,44 @@ klp_exporter_lost_redirects_total{core="livepatch"} 5' \
 	"$(series "$out" 'klp_exporter_lost_(events|redirects)_total')"
 
 # label values of any bytes (a task's comm, set with prctl(PR_SET_NAME)):
-# UTF-8 kept, each byte of no valid character U+FFFD, \\ \" \n escaped
+# UTF-8 kept, each byte of no valid character U+FFFD and the byte in hex,
+# a U+FFFD twice (no two values give one label), \\ \" \n escaped
 r=$'\xef\xbf\xbd'	# U+FFFD
-assert_eq "label values: valid UTF-8 kept; a stray, overlong, surrogate, too high or cut byte U+FFFD each" \
+assert_eq "label values: valid UTF-8 kept; a stray, overlong, surrogate, too high or cut byte U+FFFD and its hex, each; U+FFFD twice" \
 "comm=\"h"$'\xc3\xa9\xe2\x82\xac\xf0\x9f\x90\xa7'"\"
-comm=\"a${r}b$r${r}c\"
-comm=\"$r$r$r$r$r$r$r\"
-comm=\"x$r$r\\\\\\\"\\n\"" \
+comm=\"a${r}FFb${r}C0${r}AFc\"
+comm=\"${r}ED${r}A0${r}80${r}F4${r}90${r}80${r}80\"
+comm=\"x${r}E2${r}82\\\\\\\"\\n\"
+comm=\"$r$r${r}FF$r$r\"" \
 	"$("$tmp/t" <<< 'label 68c3a9e282acf09f90a7
 label 61ff62c0af63
 label eda080f4908080
-label 78e2825c220a')"
+label 78e2825c220a
+label efbfbdffefbfbd')"
 # p1 in transition, held back by a task named with stray bytes
 { sed '/^patch p2/,$d' "$tmp/s1"; printf 'transition p1 1 3 1 50 1764860000000000000\nblocked 123 3 f sleep-\377\300\n'; } > "$tmp/s3"
 out=$("$tmp/t" <<< "load $tmp/s3
 render text up")
-assert_eq "a task blocking a transition, its comm of stray bytes: U+FFFD for each" \
-	'klp_transition_blocked_task_info{core="klp",patch="p1",pid="123",comm="sleep-'"$r$r"'",function="f",reason="on_stack"} 1' \
+assert_eq "a task blocking a transition, its comm of stray bytes: U+FFFD and its hex for each" \
+	'klp_transition_blocked_task_info{core="klp",patch="p1",pid="123",comm="sleep-'"${r}FF${r}C0"'",function="f",reason="on_stack"} 1' \
 	"$(series "$out" klp_transition_blocked_task_info)"
 check "... promtool check metrics accepts the whole text" \
 	eval 'promtool check metrics <<< "$out" > "$tmp/lint" 2>&1' || diag "$(cat "$tmp/lint")"
 # the escaper fuzzed: every value's text decodes as strict UTF-8 and,
 # unescaped, is the value with each bad byte replaced (Python's decoder,
-# resumed one byte after each error, is the reference)
+# resumed one byte after each error, is the reference; so no two values
+# give one label)
 "$tmp/t" <<< "fuzzlabels ${KLP_FUZZ_RUNS:-100000}" > "$tmp/fuzz" 2> "$tmp/fuzz.err" ||
 	diag "$(head -c 2000 "$tmp/fuzz.err")"
 assert_eq "label values: ${KLP_FUZZ_RUNS:-100000} random byte strings, each rendered as the reference says" \
 	"${KLP_FUZZ_RUNS:-100000} ok" "$(python3 -c '
 import codecs, re, sys
-codecs.register_error("perbyte", lambda e: ("\ufffd", e.start + 1))
+codecs.register_error("perbyte", lambda e: ("\0%02X" % e.object[e.start], e.start + 1))
 n = 0
 for line in open(sys.argv[1], "rb"):
     raw, _, text = line.rstrip(b"\n").partition(b"\t")
-    want = bytes.fromhex(raw.decode()).decode("utf-8", "perbyte")
+    want = bytes.fromhex(raw.decode()).decode("utf-8", "perbyte").replace(
+        "\ufffd", "\ufffd\ufffd").replace("\0", "\ufffd")
     m = re.fullmatch(rb"comm=\"((?:[^\\\"\n]|\\[\\\"n])*)\"", text)
     got = m and re.sub(r"\\(.)", lambda c: "\n" if c[1] == "n" else c[1], m[1].decode("utf-8"))
     if got != want:

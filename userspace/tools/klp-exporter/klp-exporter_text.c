@@ -60,13 +60,17 @@ static size_t utf8_len(const unsigned char *s)
 /*
  * A label value as both formats want it: UTF-8, with \\, \" and \n
  * escaped.  A byte that is no part of a valid UTF-8 character (a task's
- * comm is any bytes but NUL, set by any user with prctl(PR_SET_NAME))
- * is written as U+FFFD, the replacement character: a scraper refuses
- * the whole text for one such byte.  Runs of plain characters are
- * copied whole: a scrape of 1000 functions has some 100,000 of them.
+ * comm is any bytes but NUL, set by any user with prctl(PR_SET_NAME);
+ * a scraper refuses the whole text for one) is written as U+FFFD, the
+ * replacement character, then the byte in two hex digits (0xff: U+FFFD
+ * and "FF").  A U+FFFD of the value is written twice, so two values
+ * never give one label (the idle tasks are told apart by comm alone).
+ * Runs of plain characters are copied whole: a scrape of 1000 functions
+ * has some 100,000 of them.
  */
 static void put_value(struct strbuf *b, const char *v)
 {
+	static const char fffd[] = "\xef\xbf\xbd";
 	const unsigned char *s = (const unsigned char *)v;
 	size_t run = 0, n;
 	unsigned char c;
@@ -77,18 +81,22 @@ static void put_value(struct strbuf *b, const char *v)
 			run++;
 			continue;
 		}
-		if (c >= 0x80 && (n = utf8_len(s + run))) {
+		n = c >= 0x80 ? utf8_len(s + run) : 0;
+		if (n && (n != 3 || memcmp(s + run, fffd, 3))) {
 			run += n;
 			continue;
 		}
 		sb_put(b, (const char *)s, run);
 		if (!c)
 			return;
-		if (c >= 0x80)
-			sb_put(b, "\xef\xbf\xbd", 3);	/* U+FFFD */
+		if (n) {			/* the value's own U+FFFD */
+			sb_put(b, fffd, 3);
+			sb_put(b, fffd, 3);
+		} else if (c >= 0x80)
+			sb_printf(b, "%s%02X", fffd, c);
 		else
 			sb_put(b, c == '\n' ? "\\n" : c == '"' ? "\\\"" : "\\\\", 2);
-		s += run + 1;
+		s += run + (n ? n : 1);
 		run = 0;
 	}
 }

@@ -4,13 +4,15 @@
 # klptop's model and event applier, driven from state files and a script
 # of the core's transition events (selftests/host/event_script.h): the
 # redirect counters are kept per label set, so they add up across reads
-# and resume where they were when a func goes and comes back; a winner
+# and resume where they were when a func goes and comes back, until its
+# patch or function has been gone 600 s (then its series are dropped,
+# the core gone or not, and start again from 0 if it comes back); a winner
 # change is counted for each push or pop that moves a function's top
 # (not one below it, not one the state file already held) and for each
 # function a state reload after lost events finds with another winner;
 # failed enables and every transition by patch and event; each core's
 # lost events and redirects, labelled by core; label values
-# escaped, each byte of no valid UTF-8 character U+FFFD (a blocked task's
+# escaped, each byte of no valid UTF-8 character U+FFFD and its hex (a blocked task's
 # comm of stray bytes; 100,000 random values against Python's decoder,
 # KLP_FUZZ_RUNS); no address in any series; with the core absent only klp_up 0
 # and the counters; OpenMetrics and the 0.0.4 text format (which promtool
@@ -31,6 +33,7 @@ cat > "$tmp/t.c" <<'EOC'
 static struct kt_model m;
 static struct kt_log lg;
 static struct ex_totals t;
+static unsigned long long now = 1;	/* the prunes' clock */
 
 /* one command per line of stdin; see the group's comment */
 int main(void)
@@ -110,6 +113,9 @@ int main(void)
 			ex_count_redirects(&t, &m, 0);
 			for (i = 0; fn && i < fn->nr_funcs; i++)
 				fn->funcs[i]->hits_interval = 0;
+		} else if (!strcmp(w[0], "prune")) {	/* prune SECONDS: that much later, a prune */
+			now += strtoull(w[1], NULL, 0) * KT_NSEC_PER_SEC;
+			ex_totals_prune(&t, &m, now);
 		} else if (!strcmp(w[0], "lost")) {	/* lost CORE EVENTS HITS: a source's losses */
 			int c = !strcmp(w[1], "livepatch") ? KT_CORE_LIVEPATCH : KT_CORE_KLP;
 
@@ -276,6 +282,39 @@ assert_eq "... and takes the new info (p2's cve, its enable time)" \
 klp_patch_enabled_timestamp_seconds{patch="p2",core="klp"} 1764861111.000000001' \
 	"$(series "$out" 'klp_patch_(info|enabled_timestamp_seconds)' | grep 'patch="p2"')"
 
+# p2 unregistered: its series (redirects, transitions) served 600 s on
+# from the first prune that finds it gone, then dropped; p1's stay; p2
+# back later: its counter starts again
+gone="push 11 p2 vmlinux f 7 2 p2 7 enable
+hits 7 10 3 1
+pop 12 p2 vmlinux f 7 1 p1 3 disable
+unregister 13 p2
+prune 0
+prune 599"
+out=$(run "$gone
+render text up")
+assert_eq "a patch gone: its series still served 599 s after" \
+'klp_func_redirects_total{object="vmlinux",function="f",patch="p2",core="klp"} 10
+klp_transitions_total{patch="p2",event="pop"} 1
+klp_transitions_total{patch="p2",event="push"} 1
+klp_transitions_total{patch="p2",event="unregister"} 1' \
+	"$(series "$out" 'klp_(func_redirects|transitions)_total' | grep 'patch="p2"')"
+out=$(run "$gone
+prune 1
+render text up")
+assert_eq "... dropped at 600 s; the function and func still there keep theirs" \
+'klp_func_redirects_total{object="vmlinux",function="f",patch="p1",core="klp"} 1
+klp_func_winner_changes_total{object="vmlinux",function="f",core="klp"} 2' \
+	"$(series "$out" 'klp_(func_redirects|func_winner_changes|transitions)_total')"
+out=$(run "$gone
+prune 1
+state $tmp/s2
+hits 9 4
+prune 3600
+render text up")
+check "... back after that: its counter starts again (4), promtool accepts the text" \
+	eval 'series "$out" klp_func_redirects_total | grep -qx "klp_func_redirects_total{object=\"vmlinux\",function=\"f\",patch=\"p2\",core=\"klp\"} 4" &&
+	      promtool check metrics <<< "$out" > "$tmp/lint" 2>&1' || diag "$(cat "$tmp/lint")"
 out=$(run "hits 3 7
 down
 render text down")
@@ -393,6 +432,17 @@ for line in open(sys.argv[1], "rb"):
         sys.exit("%r rendered %r" % (raw, text))
     n += 1
 print(n, "ok")' "$tmp/fuzz" 2>&1 | tail -n 3)"
+
+out=$(run "$lp_script
+hits 3 2
+down
+prune 0
+prune 600
+render text down")
+assert_eq "the klp core gone 600 s: klp's series dropped, the builtin's there" \
+'klp_func_redirects_total{object="vmlinux",function="v",patch="b1",core="livepatch"} 5
+klp_func_redirects_total{object="vmlinux",function="v",patch="b2",core="livepatch"} 8' \
+	"$(series "$out" klp_func_redirects_total)"
 
 text=$(run "$script")
 om=$(run "${script/render text up/render om up}")

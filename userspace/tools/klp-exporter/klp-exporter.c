@@ -349,6 +349,7 @@ static void update(struct klp_exporter *x)
 	update_builtin(x);
 	ex_count_redirects(&x->totals, &x->model,
 			   klp ? 0 : x->klp.counters.interval_unknown);
+	ex_totals_prune(&x->totals, &x->model, now_ns());
 }
 
 /*

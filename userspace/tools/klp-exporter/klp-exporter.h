@@ -13,7 +13,9 @@
  *   klp-exporter_transitions.c  the transitions in progress as gauges
  *   klp-exporter_counters.c the totals that only grow (kept by label set,
  *                           so a func that goes and comes back, or a core
- *                           that is reloaded, never sends a counter back)
+ *                           that is reloaded, never sends a counter back;
+ *                           dropped when their subject has been gone
+ *                           EX_GONE_NS)
  *   klp-exporter_text.c     the text's pieces, in both formats: HELP and
  *                           TYPE, label sets, values
  *   klp-exporter_http.c     the HTTP endpoint (libmicrohttpd): GET /metrics
@@ -113,6 +115,8 @@ void ex_count_winner_changes(struct ex_totals *t, const struct kt_model *m,
 			     struct ex_winner *before, size_t nr);
 void ex_family_render(struct strbuf *b, enum ex_format fmt, const char *name,
 		      const char *help, const struct ex_family *f);
+void ex_totals_prune(struct ex_totals *t, struct kt_model *m,
+		     unsigned long long now);
 void ex_totals_free(struct ex_totals *t);
 
 /* --- the text (klp-exporter_metrics.c, _transitions.c, _text.c) ----------- */

@@ -96,7 +96,8 @@ static void render_by_core(struct strbuf *b, enum ex_format fmt,
  * @v:   the model as the last update saw it, and the totals
  *
  * While the klp core is absent its gauges go (klp_up 0), its counters
- * stay (a counter never disappears), and the builtin livepatch's series
+ * stay (until ex_totals_prune() finds them gone EX_GONE_NS), and the
+ * builtin livepatch's series
  * are there as ever: the model then holds only the builtin's patches.
  */
 void ex_render(struct strbuf *b, enum ex_format fmt, const struct ex_view *v)

@@ -4,12 +4,17 @@
 # klptop's model and event applier, driven from state files and a script
 # of the core's transition events (selftests/host/event_script.h): the
 # redirect counters are kept per label set, so they add up across reads
-# and resume where they were when a func goes and comes back; a winner
+# and resume where they were when a func goes and comes back, until its
+# patch or function has been gone 600 s (then its series are dropped,
+# the core gone or not, and start again from 0 if it comes back); a winner
 # change is counted for each push or pop that moves a function's top
 # (not one below it, not one the state file already held) and for each
 # function a state reload after lost events finds with another winner;
-# failed enables and every transition by patch and event; label values
-# escaped; no address in any series; with the core absent only klp_up 0
+# failed enables and every transition by patch and event; each core's
+# lost events and redirects, labelled by core; label values
+# escaped, each byte of no valid UTF-8 character U+FFFD and its hex (a blocked task's
+# comm of stray bytes; 100,000 random values against Python's decoder,
+# KLP_FUZZ_RUNS); no address in any series; with the core absent only klp_up 0
 # and the counters; OpenMetrics and the 0.0.4 text format (which promtool
 # checks) differ only where the formats do.
 . "$(dirname "$0")/../lib.sh"
@@ -28,6 +33,7 @@ cat > "$tmp/t.c" <<'EOC'
 static struct kt_model m;
 static struct kt_log lg;
 static struct ex_totals t;
+static unsigned long long now = 1;	/* the prunes' clock */
 
 /* one command per line of stdin; see the group's comment */
 int main(void)
@@ -107,6 +113,41 @@ int main(void)
 			ex_count_redirects(&t, &m, 0);
 			for (i = 0; fn && i < fn->nr_funcs; i++)
 				fn->funcs[i]->hits_interval = 0;
+		} else if (!strcmp(w[0], "prune")) {	/* prune SECONDS: that much later, a prune */
+			now += strtoull(w[1], NULL, 0) * KT_NSEC_PER_SEC;
+			ex_totals_prune(&t, &m, now);
+		} else if (!strcmp(w[0], "lost")) {	/* lost CORE EVENTS HITS: a source's losses */
+			int c = !strcmp(w[1], "livepatch") ? KT_CORE_LIVEPATCH : KT_CORE_KLP;
+
+			t.lost_events[c] += strtoull(w[2], NULL, 0);
+			t.lost_hits[c] += strtoull(w[3], NULL, 0);
+		} else if (!strcmp(w[0], "label")) {	/* label HEX: a value of those bytes, rendered */
+			char v[64] = "";
+
+			for (i = 0; i < sizeof(v) - 1 && 2 * i < strlen(w[1]) &&
+				    sscanf(w[1] + 2 * i, "%2hhx", &v[i]) == 1; i++)
+				;
+			b.len = 0;
+			ex_put_labels(&b, "comm", v, NULL);
+			printf("%.*s\n", (int)b.len, b.s);
+		} else if (!strcmp(w[0], "fuzzlabels")) {	/* fuzzlabels N: random values, HEX TAB rendered */
+			static const char pick[] = "a\\\"\n\x80\xbf\xc0\xc2\xdf\xe0\xed\xa0\xef\xf0\xf4\x8f\xf5\xff\xbd";
+			char v[24];
+			long r;
+
+			srand(1);
+			for (r = atol(w[1]); r > 0; r--) {
+				size_t len = rand() % sizeof(v);
+
+				for (i = 0; i < len; i++)
+					v[i] = rand() % 2 ? pick[rand() % (sizeof(pick) - 1)] : 1 + rand() % 255;
+				v[len] = '\0';
+				for (i = 0; v[i]; i++)
+					printf("%02x", (unsigned char)v[i]);
+				b.len = 0;
+				ex_put_labels(&b, "comm", v, NULL);
+				printf("\t%.*s\n", (int)b.len, b.s);
+			}
 		} else if (!strcmp(w[0], "render")) {	/* render text|om up|down */
 			struct ex_view v = { .up = !strcmp(w[2], "up"), .model = &m, .totals = &t };
 
@@ -241,6 +282,39 @@ assert_eq "... and takes the new info (p2's cve, its enable time)" \
 klp_patch_enabled_timestamp_seconds{patch="p2",core="klp"} 1764861111.000000001' \
 	"$(series "$out" 'klp_patch_(info|enabled_timestamp_seconds)' | grep 'patch="p2"')"
 
+# p2 unregistered: its series (redirects, transitions) served 600 s on
+# from the first prune that finds it gone, then dropped; p1's stay; p2
+# back later: its counter starts again
+gone="push 11 p2 vmlinux f 7 2 p2 7 enable
+hits 7 10 3 1
+pop 12 p2 vmlinux f 7 1 p1 3 disable
+unregister 13 p2
+prune 0
+prune 599"
+out=$(run "$gone
+render text up")
+assert_eq "a patch gone: its series still served 599 s after" \
+'klp_func_redirects_total{object="vmlinux",function="f",patch="p2",core="klp"} 10
+klp_transitions_total{patch="p2",event="pop"} 1
+klp_transitions_total{patch="p2",event="push"} 1
+klp_transitions_total{patch="p2",event="unregister"} 1' \
+	"$(series "$out" 'klp_(func_redirects|transitions)_total' | grep 'patch="p2"')"
+out=$(run "$gone
+prune 1
+render text up")
+assert_eq "... dropped at 600 s; the function and func still there keep theirs" \
+'klp_func_redirects_total{object="vmlinux",function="f",patch="p1",core="klp"} 1
+klp_func_winner_changes_total{object="vmlinux",function="f",core="klp"} 2' \
+	"$(series "$out" 'klp_(func_redirects|func_winner_changes|transitions)_total')"
+out=$(run "$gone
+prune 1
+state $tmp/s2
+hits 9 4
+prune 3600
+render text up")
+check "... back after that: its counter starts again (4), promtool accepts the text" \
+	eval 'series "$out" klp_func_redirects_total | grep -qx "klp_func_redirects_total{object=\"vmlinux\",function=\"f\",patch=\"p2\",core=\"klp\"} 4" &&
+	      promtool check metrics <<< "$out" > "$tmp/lint" 2>&1' || diag "$(cat "$tmp/lint")"
 out=$(run "hits 3 7
 down
 render text down")
@@ -301,6 +375,74 @@ klp_func_redirects_total{object="vmlinux",function="v",patch="b2",core="livepatc
 	"$(series "$out" klp_func_redirects_total)"
 check "... promtool check metrics accepts it" \
 	eval 'promtool check metrics <<< "$out" > "$tmp/lint" 2>&1' || diag "$(cat "$tmp/lint")"
+
+out=$(run "lost livepatch 3 5
+lost klp 2 0
+lost livepatch 1 0
+render text up")
+assert_eq "lost events and redirects of each core, labelled by core, 0 included" \
+'klp_exporter_lost_events_total{core="klp"} 2
+klp_exporter_lost_events_total{core="livepatch"} 4
+klp_exporter_lost_redirects_total{core="klp"} 0
+klp_exporter_lost_redirects_total{core="livepatch"} 5' \
+	"$(series "$out" 'klp_exporter_lost_(events|redirects)_total')"
+
+# label values of any bytes (a task's comm, set with prctl(PR_SET_NAME)):
+# UTF-8 kept, each byte of no valid character U+FFFD and the byte in hex,
+# a U+FFFD twice (no two values give one label), \\ \" \n escaped
+r=$'\xef\xbf\xbd'	# U+FFFD
+assert_eq "label values: valid UTF-8 kept; a stray, overlong, surrogate, too high or cut byte U+FFFD and its hex, each; U+FFFD twice" \
+"comm=\"h"$'\xc3\xa9\xe2\x82\xac\xf0\x9f\x90\xa7'"\"
+comm=\"a${r}FFb${r}C0${r}AFc\"
+comm=\"${r}ED${r}A0${r}80${r}F4${r}90${r}80${r}80\"
+comm=\"x${r}E2${r}82\\\\\\\"\\n\"
+comm=\"$r$r${r}FF$r$r\"" \
+	"$("$tmp/t" <<< 'label 68c3a9e282acf09f90a7
+label 61ff62c0af63
+label eda080f4908080
+label 78e2825c220a
+label efbfbdffefbfbd')"
+# p1 in transition, held back by a task named with stray bytes
+{ sed '/^patch p2/,$d' "$tmp/s1"; printf 'transition p1 1 3 1 50 1764860000000000000\nblocked 123 3 f sleep-\377\300\n'; } > "$tmp/s3"
+out=$("$tmp/t" <<< "load $tmp/s3
+render text up")
+assert_eq "a task blocking a transition, its comm of stray bytes: U+FFFD and its hex for each" \
+	'klp_transition_blocked_task_info{core="klp",patch="p1",pid="123",comm="sleep-'"${r}FF${r}C0"'",function="f",reason="on_stack"} 1' \
+	"$(series "$out" klp_transition_blocked_task_info)"
+check "... promtool check metrics accepts the whole text" \
+	eval 'promtool check metrics <<< "$out" > "$tmp/lint" 2>&1' || diag "$(cat "$tmp/lint")"
+# the escaper fuzzed: every value's text decodes as strict UTF-8 and,
+# unescaped, is the value with each bad byte replaced (Python's decoder,
+# resumed one byte after each error, is the reference; so no two values
+# give one label)
+"$tmp/t" <<< "fuzzlabels ${KLP_FUZZ_RUNS:-100000}" > "$tmp/fuzz" 2> "$tmp/fuzz.err" ||
+	diag "$(head -c 2000 "$tmp/fuzz.err")"
+assert_eq "label values: ${KLP_FUZZ_RUNS:-100000} random byte strings, each rendered as the reference says" \
+	"${KLP_FUZZ_RUNS:-100000} ok" "$(python3 -c '
+import codecs, re, sys
+codecs.register_error("perbyte", lambda e: ("\0%02X" % e.object[e.start], e.start + 1))
+n = 0
+for line in open(sys.argv[1], "rb"):
+    raw, _, text = line.rstrip(b"\n").partition(b"\t")
+    want = bytes.fromhex(raw.decode()).decode("utf-8", "perbyte").replace(
+        "\ufffd", "\ufffd\ufffd").replace("\0", "\ufffd")
+    m = re.fullmatch(rb"comm=\"((?:[^\\\"\n]|\\[\\\"n])*)\"", text)
+    got = m and re.sub(r"\\(.)", lambda c: "\n" if c[1] == "n" else c[1], m[1].decode("utf-8"))
+    if got != want:
+        sys.exit("%r rendered %r" % (raw, text))
+    n += 1
+print(n, "ok")' "$tmp/fuzz" 2>&1 | tail -n 3)"
+
+out=$(run "$lp_script
+hits 3 2
+down
+prune 0
+prune 600
+render text down")
+assert_eq "the klp core gone 600 s: klp's series dropped, the builtin's there" \
+'klp_func_redirects_total{object="vmlinux",function="v",patch="b1",core="livepatch"} 5
+klp_func_redirects_total{object="vmlinux",function="v",patch="b2",core="livepatch"} 8' \
+	"$(series "$out" klp_func_redirects_total)"
 
 text=$(run "$script")
 om=$(run "${script/render text up/render om up}")

@@ -6,8 +6,10 @@
 # klp_exporter_build_info with dkms.conf's version and the git revision
 # built; client_golang's process metrics, each what /proc says of the
 # process (CPU time, resident and virtual memory, start time, open and
-# maximum fds); with -t the textfile's interval and the time of its last
-# write (in the file: that write); promtool accepts it all.  On SIGTERM
+# maximum fds), over HTTP only (a textfile and --once carry klp's series
+# only: node_exporter has process_* of its own); with -t the textfile's
+# interval and the time of its last write (in the file: that write);
+# promtool accepts it all.  On SIGTERM
 # and SIGINT the textfile is removed, but only the file it wrote: a file
 # or a symlink put at its name since stays, and so does the file of an
 # exporter killed (not a clean stop).  The /proc/self/stat parser gets
@@ -149,6 +151,8 @@ check "in the textfile, klp_exporter_textfile_write_timestamp_seconds is that wr
 	near "$ts" "$(stat -c %.9Y "$tmp/tf/klp.prom")" 0.5
 check "... promtool check metrics accepts the textfile" \
 	eval 'promtool check metrics < "$tmp/tf/klp.prom" > "$tmp/lint" 2>&1' || diag "$(cat "$tmp/lint")"
+assert_eq "the textfile carries klp's series only: no process_* (node_exporter's own would collide), over HTTP all six" \
+	"0|0|6" "$(grep -c '^process_' "$tmp/tf/klp.prom")|$("$x" --once --format text | grep -c '^process_')|$(grep -c '^# TYPE process_' "$tmp/m")"
 sleep 1.5	# -i 1: written again since
 curl -s "http://127.0.0.1:$port/metrics" > "$tmp/m2"
 assert_eq "... and over HTTP it is the last write's, going forward" yes \

@@ -190,7 +190,7 @@ prom_wait "klp_sleeper_wait's two winner changes (its enable, its disable)" \
 	'klp_func_winner_changes_total{function="klp_sleeper_wait"}' \
 	"core=livepatch,function=klp_sleeper_wait,object=klp_test_sleeper 2"
 prom_wait "the builtin's counts exact, nothing lost, no error" \
-	'sum(klp_func_redirects_total) + sum(klp_exporter_lost_events_total + klp_exporter_errors_total + klp_exporter_unattributed_redirects_total)' \
+	'sum(klp_func_redirects_total) + sum(klp_exporter_lost_events_total) + sum(klp_exporter_errors_total + klp_exporter_unattributed_redirects_total)' \
 	" 3500"
 
 # the module the builtin patches goes and comes back: its sysfs tree does
@@ -320,7 +320,7 @@ core=livepatch,patch=klp_test_builtin2 2000"
 prom_wait "README's fleet query by srcversion still finds this host, the klp core beside" \
 	"$fleet_lp" "core=livepatch,patch=klp_test_builtin,srcversion=$b1src 1"
 prom_wait "the exporter lost nothing and met no error" \
-	'klp_exporter_lost_events_total + klp_exporter_errors_total + klp_exporter_unattributed_redirects_total' " 0"
+	'sum(klp_exporter_lost_events_total) + sum(klp_exporter_errors_total + klp_exporter_unattributed_redirects_total)' " 0"
 
 # --- lost events: the state read again, no counter backwards ---------------
 # Stopped, the exporter drains nothing: 200 enable/disable rounds of p2 (6
@@ -332,7 +332,7 @@ done
 check "p2 enabled last" set_enabled klp_test_p2 1
 kill -CONT "$XP"
 # lost_events N: Prometheus has the exporter's lost events above N
-lost_events() { [ "$(prom klp_exporter_lost_events_total | awk '{ print int($NF) }')" -gt "$1" ]; }
+lost_events() { [ "$(prom 'klp_exporter_lost_events_total{core="klp"}' | awk '{ print int($NF) }')" -gt "$1" ]; }
 check "events lost: the exporter counts them (over 100: 1200 events, a ring of 256 KiB)" \
 	wait_until 60 lost_events 100
 prom_wait "... and the winners are the state's: p2 on both" 'klp_func_winner{core="klp"} == 1' \

@@ -44,7 +44,9 @@ struct klp_exporter {
 	struct lp_source lp;		/* the kernel's builtin livepatch */
 	bool lp_tried;
 	bool lp_read;			/* its state read once: changes count */
-	unsigned long long lost_events_seen, lost_hits_seen;
+	/* each source's lost counts at the last look (klp's: this attachment) */
+	unsigned long long lost_events_seen[KT_NR_CORES];
+	unsigned long long lost_hits_seen[KT_NR_CORES];
 	unsigned long long last_try_ns;
 	int last_err;			/* of the last attach; said once */
 	libbpf_print_fn_t libbpf_print;	/* libbpf's messages, when said */
@@ -156,8 +158,8 @@ static int attach(struct klp_exporter *x)
 		return err;
 	}
 	x->attached = true;
-	x->lost_events_seen = 0;
-	x->lost_hits_seen = 0;
+	x->lost_events_seen[KT_CORE_KLP] = 0;
+	x->lost_hits_seen[KT_CORE_KLP] = 0;
 	if (x->started)		/* at start, the startup line says it */
 		fprintf(stderr, "%s: attached to the klp core\n",
 			program_invocation_short_name);
@@ -224,17 +226,20 @@ static void core_try(struct klp_exporter *x)
 		x->last_err = err;
 }
 
-/* The lost counts of the BPF side, added to the totals. */
-static bool take_losses(struct klp_exporter *x)
+/*
+ * A source's lost counts (they only grow while it is open), what they
+ * grew by since the last look added to the core's totals; true if events
+ * were lost.
+ */
+static bool take_losses(struct klp_exporter *x, enum kt_core core,
+			unsigned long long ev, unsigned long long hits)
 {
-	unsigned long long ev = klp_source_lost_events(&x->klp);
-	unsigned long long hits = klp_source_lost_hits(&x->klp);
-	bool lost = ev != x->lost_events_seen;
+	bool lost = ev != x->lost_events_seen[core];
 
-	x->totals.lost_events += ev - x->lost_events_seen;
-	x->totals.lost_hits += hits - x->lost_hits_seen;
-	x->lost_events_seen = ev;
-	x->lost_hits_seen = hits;
+	x->totals.lost_events[core] += ev - x->lost_events_seen[core];
+	x->totals.lost_hits[core] += hits - x->lost_hits_seen[core];
+	x->lost_events_seen[core] = ev;
+	x->lost_hits_seen[core] = hits;
 	return lost;
 }
 
@@ -264,7 +269,8 @@ static int update_core(struct klp_exporter *x)
 	if (!x->attached)
 		return 1;
 	err = klp_source_consume(&x->klp);
-	if (take_losses(x))
+	if (take_losses(x, KT_CORE_KLP, klp_source_lost_events(&x->klp),
+			klp_source_lost_hits(&x->klp)))
 		x->model.need_resync = true;
 	if (x->up && access(KLP_SYSFS_ROOT, F_OK)) {
 		/* the last calls counted are the old core's funcs' */
@@ -303,6 +309,9 @@ static int update_builtin(struct klp_exporter *x)
 	}
 	if (!x->lp.present)
 		return lp_source_update(&x->lp, &x->model, &x->log);
+	/* its events only make lines of a log; its state is read whole */
+	take_losses(x, KT_CORE_LIVEPATCH, lp_source_lost_events(&x->lp),
+		    lp_source_lost_hits(&x->lp));
 	if (!lp_source_check(&x->lp)) {	/* no winner can have changed */
 		err = lp_source_update(&x->lp, &x->model, &x->log);
 		if (err)
@@ -340,10 +349,15 @@ static void update(struct klp_exporter *x)
 	update_builtin(x);
 	ex_count_redirects(&x->totals, &x->model,
 			   klp ? 0 : x->klp.counters.interval_unknown);
+	ex_totals_prune(&x->totals, &x->model, now_ns());
 }
 
+/*
+ * Everything up to now, then the text; the process_* series only over
+ * HTTP (a file's reader, node_exporter, serves its own under those names).
+ */
 static void render(struct klp_exporter *x, enum ex_format fmt,
-		   struct strbuf *b)
+		   struct strbuf *b, bool http)
 {
 	struct ex_view v = {
 		.up = x->up,
@@ -351,17 +365,15 @@ static void render(struct klp_exporter *x, enum ex_format fmt,
 		.totals = &x->totals,
 	};
 
-	ex_render_self(b, fmt, &x->self);
+	update(x);
+	ex_render_self(b, fmt, &x->self, http);
 	ex_render(b, fmt, &v);
 }
 
-/* One scrape: everything up to now, then the text. */
+/* One scrape over HTTP. */
 static void scrape(void *ctx, enum ex_format fmt, struct strbuf *b)
 {
-	struct klp_exporter *x = ctx;
-
-	update(x);
-	render(x, fmt, b);
+	render(ctx, fmt, b, true);
 }
 
 /* --- the textfile --------------------------------------------------------- */
@@ -379,7 +391,7 @@ static int write_textfile(struct klp_exporter *x)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	x->self.written_ns = ts.tv_sec * KT_NSEC_PER_SEC + ts.tv_nsec;
 	x->text.len = 0;
-	scrape(x, EX_TEXT, &x->text);
+	render(x, EX_TEXT, &x->text, false);
 	err = ex_textfile_write(x->opt.textfile, x->text.s ? x->text.s : "",
 				x->text.len, &x->written);
 	if (err)
@@ -519,7 +531,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (x->opt.once) {
-		scrape(x, x->opt.once_format, &x->text);
+		render(x, x->opt.once_format, &x->text, false);
 		err = sb_write_all(STDOUT_FILENO, x->text.s ? x->text.s : "",
 				   x->text.len);
 		goto out;

@@ -13,14 +13,16 @@
  *   klp-exporter_transitions.c  the transitions in progress as gauges
  *   klp-exporter_counters.c the totals that only grow (kept by label set,
  *                           so a func that goes and comes back, or a core
- *                           that is reloaded, never sends a counter back)
+ *                           that is reloaded, never sends a counter back;
+ *                           dropped when their subject has been gone
+ *                           EX_GONE_NS)
  *   klp-exporter_text.c     the text's pieces, in both formats: HELP and
  *                           TYPE, label sets, values
  *   klp-exporter_http.c     the HTTP endpoint (libmicrohttpd): GET /metrics
  *   klp-exporter_textfile.c the textfile for node_exporter, replaced whole
  *   klp-exporter_self.c     the exporter's own metrics: build, process
- *                           (as client_golang names them), the textfile's
- *                           last write
+ *                           (as client_golang names them; over HTTP
+ *                           only), the textfile's last write
  *   klp-exporter_options.c  the command line, checked whole
  *   klp-exporter.c          the core coming and going, the loop
  */
@@ -78,8 +80,9 @@ struct ex_totals {
 	struct ex_family transitions;	  /* patch, event */
 	struct ex_family enable_failures; /* patch */
 	unsigned long long unattributed;  /* redirects to ids nobody named */
-	unsigned long long lost_events;	  /* over every attachment */
-	unsigned long long lost_hits;
+	/* by core (enum kt_core), over every attachment */
+	unsigned long long lost_events[KT_NR_CORES];
+	unsigned long long lost_hits[KT_NR_CORES];
 	unsigned long long errors;	  /* updates that could not read */
 	unsigned long long attaches;	  /* times the core was found */
 	unsigned long long lp_reads;	  /* the builtin's state read whole */
@@ -112,6 +115,8 @@ void ex_count_winner_changes(struct ex_totals *t, const struct kt_model *m,
 			     struct ex_winner *before, size_t nr);
 void ex_family_render(struct strbuf *b, enum ex_format fmt, const char *name,
 		      const char *help, const struct ex_family *f);
+void ex_totals_prune(struct ex_totals *t, struct kt_model *m,
+		     unsigned long long now);
 void ex_totals_free(struct ex_totals *t);
 
 /* --- the text (klp-exporter_metrics.c, _transitions.c, _text.c) ----------- */
@@ -145,7 +150,7 @@ struct ex_self {
 
 int ex_proc_stat_parse(const char *text, struct ex_proc_stat *st);
 void ex_render_self(struct strbuf *b, enum ex_format fmt,
-		    const struct ex_self *s);
+		    const struct ex_self *s, bool process);
 const char *ex_version(void);
 
 /* --- the HTTP endpoint (klp-exporter_http.c) ----------------------------- */

@@ -5,7 +5,12 @@
  *
  * Counters are kept by label set, not by func or id: a func that goes
  * (its patch unregistered, the core reloaded) and comes back under the
- * same names resumes its count, so no counter ever goes backwards.
+ * same names resumes its count, so no counter goes backwards while its
+ * series is there.  A series whose function or patch has left the model
+ * is served on for EX_GONE_NS (every scraper sees its last increments),
+ * then dropped: each rollout of a new patch would otherwise add series
+ * for good.  One that comes back later starts again from its first
+ * count, a reset that rate() and increase() take as one.
  * Redirects come from the sources' counters (klp's per-CPU counts, the
  * builtin's probes), the rest from the core's transition events and
  * from what a read of a core's state whole changed.
@@ -17,9 +22,18 @@
 #include <string.h>
 #include "klp-exporter.h"
 
+#define EX_GONE_NS	(600 * KT_NSEC_PER_SEC)
+
+/*
+ * A counter, and the subject of its labels it lives as long as: a func
+ * of a function (object, function, patch), a function (patch NULL), a
+ * patch (object, function NULL).
+ */
 struct ex_count {
 	char *labels;
 	unsigned long long value;
+	char *object, *function, *patch;
+	unsigned long long gone_ns;	/* its subject first seen gone; 0: there */
 };
 
 static int cmp_count(const void *a, const void *b)
@@ -28,20 +42,36 @@ static int cmp_count(const void *a, const void *b)
 		      ((const struct ex_count *)b)->labels);
 }
 
+static char *dup_or_null(const char *s)
+{
+	char *d;
+
+	if (!s)
+		return NULL;
+	d = kt_realloc(NULL, strlen(s) + 1, 1);
+	return strcpy(d, s);
+}
+
 /*
- * Add delta to the family's counter for the labels in key (taken over);
- * returns the counter, which lives as long as the totals.
+ * Add delta to the family's counter for the labels in key (taken over)
+ * of the subject object, function, patch (copied; NULL where it has
+ * none); returns the counter, which lives until ex_totals_prune() finds
+ * its subject gone long enough.
  */
 static struct ex_count *family_add(struct ex_family *f, struct strbuf *key,
-				   unsigned long long delta)
+				   unsigned long long delta, const char *object,
+				   const char *function, const char *patch)
 {
 	struct ex_count probe = { .labels = key->s }, *c, **slot;
 
 	slot = tfind(&probe, &f->root, cmp_count);
 	if (!slot) {
 		c = kt_realloc(NULL, 1, sizeof(*c));
+		memset(c, 0, sizeof(*c));
 		c->labels = key->s;
-		c->value = 0;
+		c->object = dup_or_null(object);
+		c->function = dup_or_null(function);
+		c->patch = dup_or_null(patch);
 		key->s = NULL;
 		slot = tsearch(c, &f->root, cmp_count);
 		if (!slot) {
@@ -75,7 +105,7 @@ static void winner_changed(struct ex_totals *t, const char *object,
 
 	ex_put_labels(&key, "object", object, "function", name, "core",
 		      kt_core_names[core], NULL);
-	family_add(&t->winner_changes, &key, 1);
+	family_add(&t->winner_changes, &key, 1, object, name, NULL);
 }
 
 /**
@@ -100,10 +130,10 @@ void ex_count_event(struct ex_totals *t, const struct kt_model *m,
 		return;
 	ex_put_labels(&key, "patch", e->patch, "event", kt_event_name(e->type),
 		   NULL);
-	family_add(&t->transitions, &key, 1);
+	family_add(&t->transitions, &key, 1, NULL, NULL, e->patch);
 	if (e->type == KLP_EV_PATCH_ENABLE && e->ret) {
 		ex_put_labels(&key, "patch", e->patch, NULL);
-		family_add(&t->enable_failures, &key, 1);
+		family_add(&t->enable_failures, &key, 1, NULL, NULL, e->patch);
 	}
 	if ((e->type != KLP_EV_FUNC_PUSH && e->type != KLP_EV_FUNC_POP) ||
 	    e->seq <= m->snap_seq)
@@ -228,7 +258,8 @@ void ex_count_redirects(struct ex_totals *t, struct kt_model *m,
 				   fn->name, "patch", f->patch->name, "core",
 				   kt_core_names[f->patch->core], NULL);
 			f->priv = family_add(&t->redirects, &key,
-					     f->hits_interval);
+					     f->hits_interval, fn->object,
+					     fn->name, f->patch->name);
 		}
 	}
 	t->unattributed += unattributed;
@@ -269,7 +300,85 @@ static void free_count(void *node)
 	struct ex_count *c = node;
 
 	free(c->labels);
+	free(c->object);
+	free(c->function);
+	free(c->patch);
 	free(c);
+}
+
+/* Whether the counter's subject is in the model. */
+static bool count_there(struct kt_model *m, const struct ex_count *c)
+{
+	const struct kt_fn *fn;
+	size_t i;
+
+	if (!c->function)
+		return kt_patch_find(m, c->patch, false) != NULL;
+	fn = kt_fn_find(m, c->object, c->function, false);
+	if (!fn || !c->patch)
+		return fn != NULL;
+	for (i = 0; i < fn->nr_funcs; i++)
+		if (!strncmp(fn->funcs[i]->patch->name, c->patch,
+			     KLP_NAME_LEN - 1))
+			return true;
+	return false;
+}
+
+struct prune_walk {
+	struct kt_model *m;
+	unsigned long long now;
+	struct ex_count **drop;		/* gone for EX_GONE_NS */
+	size_t nr_drop;
+};
+
+static void walk_prune(const void *node, VISIT which, void *closure)
+{
+	struct ex_count *c = *(struct ex_count *const *)node;
+	struct prune_walk *w = closure;
+
+	if (which != postorder && which != leaf)
+		return;
+	if (count_there(w->m, c))
+		c->gone_ns = 0;
+	else if (!c->gone_ns)
+		c->gone_ns = w->now;
+	else if (w->now - c->gone_ns >= EX_GONE_NS) {
+		w->drop = kt_realloc(w->drop, w->nr_drop + 1, sizeof(*w->drop));
+		w->drop[w->nr_drop++] = c;
+	}
+}
+
+static void family_prune(struct ex_family *f, struct kt_model *m,
+			 unsigned long long now)
+{
+	struct prune_walk w = { .m = m, .now = now };
+	size_t i;
+
+	twalk_r(f->root, walk_prune, &w);
+	for (i = 0; i < w.nr_drop; i++) {
+		tdelete(w.drop[i], &f->root, cmp_count);
+		free_count(w.drop[i]);
+	}
+	free(w.drop);
+}
+
+/**
+ * ex_totals_prune() - drop the series of what has been gone EX_GONE_NS
+ * @t:   the totals
+ * @m:   the model as the update left it
+ * @now: CLOCK_MONOTONIC, in ns (never 0)
+ *
+ * A redirect counter lives with its func (the model's funcs point to
+ * theirs, priv: none of them is dropped), a winner change counter with
+ * its function, a transition or failed enable counter with its patch.
+ */
+void ex_totals_prune(struct ex_totals *t, struct kt_model *m,
+		     unsigned long long now)
+{
+	family_prune(&t->redirects, m, now);
+	family_prune(&t->winner_changes, m, now);
+	family_prune(&t->transitions, m, now);
+	family_prune(&t->enable_failures, m, now);
 }
 
 void ex_totals_free(struct ex_totals *t)

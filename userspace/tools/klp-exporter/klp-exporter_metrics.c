@@ -72,6 +72,23 @@ static void render_model(struct strbuf *b, enum ex_format fmt,
 	}
 }
 
+/* A counter of each core: HELP, TYPE and a sample a core, 0 included. */
+static void render_by_core(struct strbuf *b, enum ex_format fmt,
+			   const char *name, const char *help,
+			   const unsigned long long *v)
+{
+	size_t c;
+
+	ex_header(b, fmt, name, "counter", help);
+	for (c = 0; c < KT_NR_CORES; c++) {
+		sb_puts(b, name);
+		sb_puts(b, "{");
+		ex_put_labels(b, "core", kt_core_names[c], NULL);
+		sb_puts(b, "}");
+		ex_put_value(b, v[c]);
+	}
+}
+
 /**
  * ex_render() - the metrics text of one scrape
  * @b:   appended to
@@ -79,7 +96,8 @@ static void render_model(struct strbuf *b, enum ex_format fmt,
  * @v:   the model as the last update saw it, and the totals
  *
  * While the klp core is absent its gauges go (klp_up 0), its counters
- * stay (a counter never disappears), and the builtin livepatch's series
+ * stay (until ex_totals_prune() finds them gone EX_GONE_NS), and the
+ * builtin livepatch's series
  * are there as ever: the model then holds only the builtin's patches.
  */
 void ex_render(struct strbuf *b, enum ex_format fmt, const struct ex_view *v)
@@ -91,12 +109,6 @@ void ex_render(struct strbuf *b, enum ex_format fmt, const struct ex_view *v)
 		{ "klp_exporter_unattributed_redirects_total",
 		  "Redirected calls to a func id the exporter could not name",
 		  offsetof(struct ex_totals, unattributed) },
-		{ "klp_exporter_lost_events_total",
-		  "Transition events lost (ring buffer full); the state was read again",
-		  offsetof(struct ex_totals, lost_events) },
-		{ "klp_exporter_lost_redirects_total",
-		  "Redirected calls not counted (a func id or CPU beyond the BPF counters)",
-		  offsetof(struct ex_totals, lost_hits) },
 		{ "klp_exporter_errors_total",
 		  "Updates that could not read the core's state or counters",
 		  offsetof(struct ex_totals, errors) },
@@ -126,6 +138,12 @@ void ex_render(struct strbuf *b, enum ex_format fmt, const struct ex_view *v)
 	ex_family_render(b, fmt, "klp_enable_failures_total",
 			 "Enables of the patch that failed and were rolled back",
 			 &t->enable_failures);
+	render_by_core(b, fmt, "klp_exporter_lost_events_total",
+		       "Events of the core lost (its ring buffer full); klp's state was read again",
+		       t->lost_events);
+	render_by_core(b, fmt, "klp_exporter_lost_redirects_total",
+		       "Redirected calls not counted (a func id, counter slot or CPU beyond the BPF counters)",
+		       t->lost_hits);
 	for (i = 0; i < ARRAY_SIZE(own); i++)
 		ex_scalar(b, fmt, own[i].name, "counter", own[i].help,
 			  *(const unsigned long long *)((const char *)t +

@@ -6,7 +6,9 @@
  * client_golang's process collector gives them (node_exporter's too):
  * klp_exporter_build_info{version, revision} 1, and the process's CPU
  * time, resident and virtual memory, open and maximum file descriptors
- * and start time, read from /proc/self at each scrape.  And, with -t,
+ * and start time, read from /proc/self at each scrape over HTTP (not in
+ * the textfile, nor --once's: node_exporter, which serves a textfile,
+ * has its own series of those names and drops ours).  And, with -t,
  * when the textfile was last written and how often it should be, so an
  * alert can tell a textfile that went stale (the exporter stopped, or
  * cannot write) from one that is only old (KlpExporterTextfileStale).
@@ -150,16 +152,19 @@ static void render_process(struct strbuf *b, enum ex_format fmt)
  * @b:   appended to
  * @fmt: the exposition format
  * @s:   the build, the textfile's state (its metrics only with -t)
+ * @process: the process_* series too (over HTTP: a textfile carries
+ *        klp's series only, node_exporter has process_* of its own)
  */
 void ex_render_self(struct strbuf *b, enum ex_format fmt,
-		    const struct ex_self *s)
+		    const struct ex_self *s, bool process)
 {
 	ex_header(b, fmt, "klp_exporter_build_info", "gauge",
 		  "The version and git revision klp-exporter was built from, as a label each; value 1");
 	sb_puts(b, "klp_exporter_build_info{");
 	ex_put_labels(b, "version", s->version, "revision", s->revision, NULL);
 	sb_puts(b, "} 1\n");
-	render_process(b, fmt);
+	if (process)
+		render_process(b, fmt);
 	if (!s->textfile)
 		return;
 	gauge(b, fmt, "klp_exporter_textfile_interval_seconds",

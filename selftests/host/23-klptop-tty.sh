@@ -112,7 +112,6 @@ int main(int argc, char **argv)
 EOC
 # shellcheck disable=SC2086 # the lists of rooms are words
 unit_build "$tmp" snapshot $UNIT_MODEL $UNIT_KLP $UNIT_KLPTOP klptop_tty klptop_keys
-	klptop_tty klptop_keys transition_model klptop_transitions json_lib
 
 # p1 patches f00..f29 of vmlinux, p2 f30..f39
 {

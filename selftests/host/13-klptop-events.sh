@@ -88,7 +88,6 @@ int main(void)
 EOC
 # shellcheck disable=SC2086 # the lists of rooms are words
 unit_build "$tmp" snapshot $UNIT_MODEL $UNIT_KLP $UNIT_KLPTOP
-	transition_model klptop_transitions
 
 # p1 enabled on vmlinux's f and on mod's g; p2 registered, disabled; the
 # state file holds the events up to seq 10

@@ -167,7 +167,6 @@ int main(void)
 EOC
 # shellcheck disable=SC2086 # the lists of rooms are words
 unit_build "$tmp" snapshot $UNIT_MODEL $UNIT_KLP $UNIT_EXPORTER
-	transition_model
 
 # p1 enabled, winning f and a"b\c; p2 registered, disabled, also on f
 cat > "$tmp/s1" <<'EOS'

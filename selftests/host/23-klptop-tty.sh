@@ -8,7 +8,10 @@
 # its size when it changes (SIGWINCH); the rows scroll by a row (arrows,
 # j/k), a page (PgUp/PgDn) and to either end (Home/End), never past
 # them; '/' filters by function or by patch (Enter applies, Esc clears);
-# h lists the keys; frames overwrite each other, nothing clears the
+# h lists the keys; the summary and the transitions take at most a third
+# of the lines, saying how many more there are (a transition of many
+# tasks leaves the rows their room on 12 lines, all of it shown on 48,
+# the summary alone on 5); frames overwrite each other, nothing clears the
 # screen; q quits and gives the terminal back.  Without a terminal the
 # screen is the lines it always was.  The key decoder, which reads what
 # the terminal sends, has a bounded fuzz run under ASan and UBSan.
@@ -112,7 +115,6 @@ int main(int argc, char **argv)
 EOC
 # shellcheck disable=SC2086 # the lists of rooms are words
 unit_build "$tmp" snapshot $UNIT_MODEL $UNIT_KLP $UNIT_KLPTOP klptop_tty klptop_keys
-	klptop_tty klptop_keys transition_model klptop_transitions json_lib
 
 # p1 patches f00..f29 of vmlinux, p2 f30..f39
 {
@@ -242,6 +244,38 @@ keys q
 EOF
 assert_eq "a function name with ESC [ 2 J and a title sequence: shown as ?, nothing cleared" \
 	"f05?[2J?]0;x?|clears 0" "$(body 1 | cut -d' ' -f6)|$(tail -n 1 "$tmp/out")"
+
+# a transition held back by 16 tasks: 14 lines of head (the summary, the
+# transition, its column header, 10 tasks, "... and 6 more"); the head
+# takes at most a third of the terminal, its last line saying what is
+# left out, so that the rows always have lines of their own
+{
+	cat "$tmp/state"
+	echo "transition p1 1 3 16 50 1764860000000000000"
+	for i in $(seq 1 16); do echo "blocked $((100 + i)) 1 - task$i"; done
+} > "$tmp/state.tr"
+# head N: the Nth screen's lines above its status line
+head_of() { screen "$1" | awk '/^rows [0-9]/ { exit } { print }'; }
+STATE=$tmp/state.tr pty 12x80 <<'EOF'
+check
+screen
+resize 48x100
+check
+screen
+resize 5x80
+check
+screen
+keys q
+EOF
+assert_eq "12x80 with a transition of 16 tasks: it fits" "fits fits fits" \
+	"$(grep '^fits\|^wrapped\|^scrolled' "$tmp/out" | paste -sd' ')"
+assert_eq "... a head of 4 lines (a third), its last saying how many are left out; 5 rows (the least the foot leaves)" \
+"$(printf '%s\n' 'TRANSITION klp p1 enabling' '  PID COMM REASON FUNCTION' '  ... and 11 more lines')|rows 1-5 of 40  h: help|f00 f01 f02 f03 f04" \
+	"$(head_of 1 | sed 1d | sed 's/  [0-9.]*s  switched.*//; s/  */ /g; s/^ /  /')|$(screen 1 | grep '^rows')|$(body 1)"
+assert_eq "48x100: the whole head (14 lines), nothing said left out" "14 0 1" \
+	"$(head_of 2 | wc -l) $(head_of 2 | grep -c 'more lines') $(head_of 2 | grep -c '^  \.\.\. and 6 more$')"
+assert_eq "5x80: the summary alone above the status line, then 2 rows" "1|rows 1-2 of 40  h: help|f00 f01" \
+	"$(head_of 3 | wc -l)|$(screen 3 | grep '^rows')|$(body 3)"
 
 # without a terminal: summary, title, the first -r rows, a blank line
 "$tmp/t" "$tmp/state" > "$tmp/plain"

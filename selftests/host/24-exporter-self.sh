@@ -68,7 +68,6 @@ int main(int argc, char **argv)
 EOC
 # shellcheck disable=SC2086 # the lists of rooms are words
 unit_build "$tmp" strbuf klp-exporter_self $UNIT_MODEL $UNIT_KLP $UNIT_EXPORTER
-	source_klp_events source_klp_state source_klp_transitions event_log snapshot_lib transition_model
 assert_eq "/proc/self/stat: the fields counted from the command's last ')'" \
 "utime 3 stime 5 start 12345 vsize 10510336 rss 1226
 utime 3 stime 5 start 12345 vsize 10510336 rss 1226

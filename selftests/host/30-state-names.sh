@@ -109,7 +109,6 @@ int main(void)
 EOC
 # shellcheck disable=SC2086 # the lists of rooms are words
 unit_build "$tmp" snapshot $UNIT_MODEL $UNIT_KLP $UNIT_KLPTOP $UNIT_EXPORTER
-	klptop_screen klptop_json klp-exporter_metrics klp-exporter_transitions klp-exporter_counters klp-exporter_text transition_model klptop_transitions
 
 run() { "$tmp/t" 2>&1; }
 # name CHAR N: CHAR N times

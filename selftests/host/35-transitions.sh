@@ -160,9 +160,6 @@ EOC
 # shellcheck disable=SC2086 # the lists of rooms are words
 unit_build "$tmp" snapshot $UNIT_MODEL $UNIT_KLP $UNIT_KLPTOP $UNIT_EXPORTER \
 	livepatch_transitions livepatch_sysfs_lib readat_lib klptop_tty klptop_keys
-	klptop_screen klptop_json klp-exporter_metrics klp-exporter_transitions klp-exporter_counters klp-exporter_text transition_model \
-	livepatch_transitions livepatch_sysfs_lib klptop_transitions klptop_tty \
-	klptop_keys readat_lib
 run() { "$tmp/t" 2>&1; }
 
 # --- the parser: transition and blocked lines -------------------------------

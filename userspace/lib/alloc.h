@@ -14,6 +14,7 @@
 
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 
+void kt_oom(void) __attribute__((noreturn));
 void *kt_realloc(void *p, size_t n, size_t size);
 void kt_copy_name(char *dst, size_t size, const char *src);
 

@@ -7,6 +7,13 @@
 #include <stdlib.h>
 #include "alloc.h"
 
+/* Out of memory: the program says so and exits. */
+void kt_oom(void)
+{
+	fprintf(stderr, "%s: out of memory\n", program_invocation_short_name);
+	exit(1);
+}
+
 /**
  * kt_realloc() - the one out-of-memory policy of the tools
  * @p:    what to resize (NULL: a new array)
@@ -21,11 +28,8 @@ void *kt_realloc(void *p, size_t n, size_t size)
 
 	if (!size || n <= (size_t)-1 / size)
 		r = realloc(p, (n ? n : 1) * size);
-	if (!r) {
-		fprintf(stderr, "%s: out of memory\n",
-			program_invocation_short_name);
-		exit(1);
-	}
+	if (!r)
+		kt_oom();
 	return r;
 }
 

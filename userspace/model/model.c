@@ -367,6 +367,35 @@ unsigned int kt_model_replaced(const struct kt_model *m)
 	return n;
 }
 
+/**
+ * kt_model_interval_start() - a new interval: every func's and function's
+ * calls of the last one back to 0
+ * @m: the model
+ *
+ * The tool's loop calls it once an interval, before any source counts
+ * into it (kt_func_add_hits()), whichever sources are open.
+ */
+void kt_model_interval_start(struct kt_model *m)
+{
+	size_t i, j;
+
+	for (i = 0; i < m->nr_fns; i++) {
+		m->fns[i]->hits_interval = 0;
+		for (j = 0; j < m->fns[i]->nr_funcs; j++)
+			m->fns[i]->funcs[j]->hits_interval = 0;
+	}
+}
+
+/* A source's count of a func's calls: to the interval and the total,
+ * of the func and of its function. */
+void kt_func_add_hits(struct kt_func *f, unsigned long long delta)
+{
+	f->hits_interval += delta;
+	f->hits_total += delta;
+	f->fn->hits_interval += delta;
+	f->fn->hits_total += delta;
+}
+
 void kt_model_free(struct kt_model *m)
 {
 	while (m->nr_patches)

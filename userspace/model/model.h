@@ -120,6 +120,8 @@ enum kt_core kt_fn_core(const struct kt_fn *fn);
 void kt_model_count(const struct kt_model *m, unsigned int *enabled,
 		    unsigned int *disabled, unsigned int *patched_fns);
 unsigned int kt_model_replaced(const struct kt_model *m);
+void kt_model_interval_start(struct kt_model *m);
+void kt_func_add_hits(struct kt_func *f, unsigned long long delta);
 void kt_model_free(struct kt_model *m);
 
 #endif /* _KLP_MODEL_H */

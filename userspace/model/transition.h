@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <klp/uapi.h>
+#include "hindex.h"
 
 #define KT_NSEC_PER_SEC		1000000000ULL
 #define KT_BLOCK_UNKNOWN	0
@@ -49,6 +50,8 @@ struct kt_tr {
 	unsigned int task_sweep;	/* the sweep the tasks are from */
 	struct kt_task *tasks;		/* the tasks that hold it back */
 	size_t nr_tasks;
+	size_t cap_tasks;		/* of tasks, allocated */
+	struct hindex task_index;	/* tasks' rows by pid (comm for pid 0) */
 	bool seen;			/* by the current scan of its source */
 };
 
@@ -65,6 +68,7 @@ void kt_tr_drop(struct kt_trset *s, struct kt_tr *tr);
 void kt_tr_drop_core(struct kt_trset *s, const char *core);
 void kt_tr_add_task(struct kt_tr *tr, int pid, const char *comm,
 		    const char *func, int reason);
+void kt_tr_clear_tasks(struct kt_tr *tr);
 unsigned long long kt_tr_realtime_ns(void);
 void kt_tr_free(struct kt_trset *s);
 

@@ -8,6 +8,7 @@
  * /proc (sources/livepatch/livepatch_transitions.c).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,33 +77,67 @@ void kt_tr_drop(struct kt_trset *s, struct kt_tr *tr)
 		break;
 	}
 	free(tr->tasks);
+	hindex_free(&tr->task_index);
 	free(tr);
 }
 
+/*
+ * A task's key in task_index: its pid; the idle tasks all have pid 0, and
+ * are told apart by their comm (swapper/N).
+ */
+static unsigned long long task_key(int pid, const char *comm)
+{
+	if (pid)
+		return (unsigned int)pid;
+	return hindex_fnv1a(HINDEX_FNV1A_INIT, comm,
+			    strnlen(comm, KLP_COMM_LEN - 1));
+}
+
+static bool same_task(const struct kt_task *t, int pid, const char *comm)
+{
+	return t->pid == pid &&
+	       (pid || !strncmp(t->comm, comm, KLP_COMM_LEN - 1));
+}
+
+/*
+ * The task's row, at most one per task and sweep: found through
+ * task_index, so that a sweep that leaves 10^5 threads blocked costs
+ * 10^5 lookups of a few slots, not 10^10 comparisons; the array grows by
+ * half again each time it is full.
+ */
 void kt_tr_add_task(struct kt_tr *tr, int pid, const char *comm,
 		    const char *func, int reason)
 {
-	struct kt_task *t;
+	unsigned long long key = task_key(pid, comm);
+	struct hindex_iter it;
+	struct kt_task *t = NULL;
 	size_t i;
 
-	/*
-	 * at most once per task and sweep; the idle tasks all have pid 0,
-	 * and are told apart by their comm (swapper/N)
-	 */
-	for (i = 0; i < tr->nr_tasks; i++)
-		if (tr->tasks[i].pid == pid &&
-		    (pid || !strncmp(tr->tasks[i].comm, comm, KLP_COMM_LEN - 1)))
-			break;
-	if (i == tr->nr_tasks) {
-		tr->tasks = kt_realloc(tr->tasks, tr->nr_tasks + 1,
-				       sizeof(*tr->tasks));
-		i = tr->nr_tasks++;
+	hindex_find(&tr->task_index, key, &it);
+	while (!t && hindex_next(&it, &i))
+		if (same_task(&tr->tasks[i], pid, comm))
+			t = &tr->tasks[i];
+	if (!t) {
+		if (tr->nr_tasks == tr->cap_tasks) {
+			tr->cap_tasks += tr->cap_tasks / 2 + 16;
+			tr->tasks = kt_realloc(tr->tasks, tr->cap_tasks,
+					       sizeof(*tr->tasks));
+		}
+		if (hindex_add(&tr->task_index, key, tr->nr_tasks))
+			kt_oom();
+		t = &tr->tasks[tr->nr_tasks++];
 	}
-	t = &tr->tasks[i];
 	t->pid = pid;
 	t->reason = reason;
 	kt_copy_name(t->comm, sizeof(t->comm), comm);
 	kt_copy_name(t->func, sizeof(t->func), func ? func : "");
+}
+
+/* No task holds it back (a new sweep's are to come); the room kept. */
+void kt_tr_clear_tasks(struct kt_tr *tr)
+{
+	tr->nr_tasks = 0;
+	hindex_clear(&tr->task_index);
 }
 
 /* Every transition of one core gone (its source read it whole again, or

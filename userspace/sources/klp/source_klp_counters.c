@@ -79,13 +79,12 @@ static void add_deltas(struct kt_counters *c, struct kt_model *m,
 	unsigned long long delta;
 	struct kt_func *f;
 	unsigned int id;
-	size_t i, j;
 
-	for (i = 0; i < m->nr_fns; i++) {
-		m->fns[i]->hits_interval = 0;
-		for (j = 0; j < m->fns[i]->nr_funcs; j++)
-			m->fns[i]->funcs[j]->hits_interval = 0;
-	}
+	/*
+	 * klptop starts each interval itself, whichever sources are open;
+	 * klp-exporter still counts on this one when it reads klp's
+	 */
+	kt_model_interval_start(m);
 	c->interval_unknown = 0;
 
 	for (id = 1; id <= hi; id++) {
@@ -98,10 +97,7 @@ static void add_deltas(struct kt_counters *c, struct kt_model *m,
 			c->interval_unknown += delta;
 			continue;
 		}
-		f->hits_interval += delta;
-		f->hits_total += delta;
-		f->fn->hits_interval += delta;
-		f->fn->hits_total += delta;
+		kt_func_add_hits(f, delta);
 	}
 }
 

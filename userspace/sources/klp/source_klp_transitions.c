@@ -65,7 +65,7 @@ static int transition_event(struct kt_trset *s,
 	switch (e->ret) {
 	case KLP_TR_START:
 		tr->started_ns = event_realtime(e->ts_ns);
-		tr->nr_tasks = 0;
+		kt_tr_clear_tasks(tr);
 		tr->task_sweep = 0;
 		break;
 	case KLP_TR_COMPLETE:
@@ -83,7 +83,7 @@ static int transition_event(struct kt_trset *s,
 	tr->total = e->total;
 	/* a sweep that left nothing pending left no task blocked */
 	if (e->ret == KLP_TR_SWEEP && !e->pending)
-		tr->nr_tasks = 0;
+		kt_tr_clear_tasks(tr);
 	return 0;
 }
 
@@ -99,7 +99,7 @@ static int blocked_event(struct kt_trset *s,
 	if (e->id < tr->task_sweep)
 		return 0;	/* an older sweep's, come late */
 	if (e->id > tr->task_sweep) {
-		tr->nr_tasks = 0;	/* the tasks of an older sweep */
+		kt_tr_clear_tasks(tr);	/* the tasks of an older sweep */
 		tr->task_sweep = e->id;
 	}
 	kt_tr_add_task(tr, e->pid, e->comm, e->func, e->ret);

@@ -228,7 +228,7 @@ static void scan_tasks(struct kt_tr *tr, int pdir, const char *proc_root)
 	DIR *pd;
 
 	tr->total = tr->pending = 0;
-	tr->nr_tasks = 0;
+	kt_tr_clear_tasks(tr);
 	proc = open(proc_root ?: LP_PROC_ROOT,
 		    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	pd = proc >= 0 ? fdopendir(proc) : NULL;

@@ -443,10 +443,7 @@ static void count(struct lp_source *s, struct kt_model *m)
 		now = slot_sum(s, pr->slot);
 		delta = now - pr->last;
 		pr->last = now;
-		f->hits_interval += delta;
-		f->hits_total += delta;
-		f->fn->hits_interval += delta;
-		f->fn->hits_total += delta;
+		kt_func_add_hits(f, delta);
 		i++;
 	}
 }
@@ -482,8 +479,8 @@ bool lp_source_check(struct lp_source *s)
  * transitions into the model
  * @s:   opened; without its BPF side (no builtin livepatch, or it could
  *       not be loaded), its transitions only
- * @m:   the model; after klp's counters were read (kt_counters_update()
- *       starts every interval's count at 0)
+ * @m:   the model; its interval started (kt_model_interval_start()),
+ *       after klp's counters were read
  * @log: gains a line per event of the builtin's patches, in order
  *
  * Returns 0, or -errno after saying why (the walk failed LP_WALK_TRIES

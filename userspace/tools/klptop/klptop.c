@@ -222,9 +222,9 @@ static void print(struct klptop *k, const struct kt_totals *tot)
 static int refresh(struct klptop *k, unsigned long long tick, bool show)
 {
 	struct kt_totals tot = { .tick_ns = tick };
-	size_t i;
 	int err;
 
+	kt_model_interval_start(&k->model);	/* with or without klp's source */
 	err = k->klp ? klp_source_update(&k->src, &k->model) : 0;
 	if (err)
 		return err;	/* it said why */
@@ -237,14 +237,8 @@ static int refresh(struct klptop *k, unsigned long long tick, bool show)
 	tot.lost_hits = k->klp ? klp_source_lost_hits(&k->src) : 0;
 	tot.lost_hits += lp_source_lost_hits(&k->lp);
 	tot.lost_events += lp_source_lost_events(&k->lp);
-	tot.hits = k->src.counters.interval_unknown;
-	for (i = 0; i < k->model.nr_fns; i++) {
-		struct kt_fn *fn = k->model.fns[i];
-
-		fn->rate = tot.elapsed > 0 ? fn->hits_interval / tot.elapsed : 0;
-		tot.hits += fn->hits_interval;
-	}
-	tot.rate = tot.elapsed > 0 ? tot.hits / tot.elapsed : 0;
+	kt_interval_totals(&k->model,
+			   k->klp ? k->src.counters.interval_unknown : 0, &tot);
 	if (show)
 		print(k, &tot);
 	return 0;

@@ -101,6 +101,8 @@ void kt_fmt_hms(const struct kt_view *v, unsigned long long mono_ns,
 void kt_build_screen(const struct kt_view *v, const struct kt_model *m,
 		     struct kt_log *log, const struct kt_totals *tot,
 		     struct kt_frame *f);
+void kt_interval_totals(struct kt_model *m, unsigned long long unknown,
+			struct kt_totals *tot);
 void kt_print_screen(struct kt_view *v, const struct kt_model *m,
 		     struct kt_log *log, const struct kt_totals *tot);
 void kt_print_json(const struct kt_view *v, const struct kt_model *m,

@@ -217,6 +217,28 @@ void kt_frame_free(struct kt_frame *f)
 	memset(f, 0, sizeof(*f));
 }
 
+/**
+ * kt_interval_totals() - an interval's calls: each function's rate, the sum
+ * @m:       the model, counted by every source since
+ *           kt_model_interval_start()
+ * @unknown: calls of ids the model could not name (klp's)
+ * @tot:     its elapsed set; hits and rate filled
+ */
+void kt_interval_totals(struct kt_model *m, unsigned long long unknown,
+			struct kt_totals *tot)
+{
+	size_t i;
+
+	tot->hits = unknown;
+	for (i = 0; i < m->nr_fns; i++) {
+		struct kt_fn *fn = m->fns[i];
+
+		fn->rate = tot->elapsed > 0 ? fn->hits_interval / tot->elapsed : 0;
+		tot->hits += fn->hits_interval;
+	}
+	tot->rate = tot->elapsed > 0 ? tot->hits / tot->elapsed : 0;
+}
+
 static void add_summary(const struct kt_view *v, const struct kt_model *m,
 			const struct kt_totals *tot, struct kt_frame *f)
 {

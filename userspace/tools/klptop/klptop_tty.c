@@ -29,6 +29,7 @@
 
 #define KT_ESC_WAIT_MS	30	/* the rest of an escape sequence */
 #define KT_MIN_BODY	5	/* rows kept before the foot gets room */
+#define KT_HEAD_SHARE	3	/* the head: at most a third of the lines */
 #define KT_DEFAULT_ROWS	24
 #define KT_DEFAULT_COLS	80
 
@@ -281,9 +282,12 @@ static void put_line(struct strbuf *out, const char *s, int cols)
 		sb_lit(out, "\033[K");	/* the rest of the old line goes */
 }
 
-/* What the terminal makes room for, in lines: see kt_tty_render(). */
+/*
+ * What the terminal makes room for, in lines: see kt_tty_render().
+ * more: the head's lines left out, said on a line after those shown.
+ */
 struct kt_fit {
-	size_t head, title, body, foot;
+	size_t head, more, title, body, foot;
 };
 
 static struct kt_fit fit_parts(struct kt_view *v, const struct kt_frame *f)
@@ -292,8 +296,17 @@ static struct kt_fit fit_parts(struct kt_view *v, const struct kt_frame *f)
 	size_t avail = v->term_rows, want = p[KT_BODY].n, keep;
 	struct kt_fit fit;
 
-	fit.head = p[KT_HEAD].n < avail ? p[KT_HEAD].n : avail;
-	avail -= fit.head;
+	fit.head = v->term_rows / KT_HEAD_SHARE ?: 1;
+	if (fit.head > avail)
+		fit.head = avail;
+	fit.more = 0;
+	if (p[KT_HEAD].n <= fit.head) {
+		fit.head = p[KT_HEAD].n;
+	} else if (fit.head > 1) {
+		fit.head--;		/* its last line says what is left out */
+		fit.more = p[KT_HEAD].n - fit.head;
+	}
+	avail -= fit.head + !!fit.more;
 	if (avail)
 		avail--;		/* the status line */
 	fit.title = p[KT_TITLE].n < avail ? p[KT_TITLE].n : avail;
@@ -337,12 +350,17 @@ static void status_line(const struct kt_view *v, char *buf, size_t size)
  * @f:   the frame
  * @out: appended to
  *
- * Top to bottom: the head, a status line (the rows shown, the filter,
- * the search being typed), the title, as many rows of the body from
- * v->scroll as there is room for (at most -r when given), then the
- * foot's last lines: it gives up its first lines to keep the body at
- * KT_MIN_BODY rows.  No line is longer than the terminal is wide, and no
- * more lines than it is high: nothing scrolls.
+ * Top to bottom: the head (the summary, then the transitions in
+ * progress), a status line (the rows shown, the filter, the search being
+ * typed), the title, as many rows of the body from v->scroll as there is
+ * room for (at most -r when given), then the foot's last lines: it gives
+ * up its first lines to keep the body at KT_MIN_BODY rows.  The head
+ * takes at most a third of the terminal's lines (one on a terminal under
+ * six lines): when it has more, its last line shown says how many more
+ * there are ("... and N more lines"), so that a transition holding back
+ * thousands of tasks never pushes the rows off a small terminal.  No line
+ * is longer than the terminal is wide, and no more lines than it is high:
+ * nothing scrolls.
  */
 void kt_tty_render(struct kt_view *v, const struct kt_frame *f,
 		   struct strbuf *out)
@@ -364,6 +382,11 @@ void kt_tty_render(struct kt_view *v, const struct kt_frame *f,
 	} while (0)
 	for (i = 0; i < fit.head; i++)
 		LINE(p[KT_HEAD].line[i]);
+	if (fit.more) {
+		snprintf(status, sizeof(status), "  ... and %zu more lines",
+			 fit.more);
+		LINE(status);
+	}
 	if (used < rows) {
 		status_line(v, status, sizeof(status));
 		LINE(status);

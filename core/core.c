@@ -361,8 +361,12 @@ static int klp_set_patch_state_locked(struct klp_patch *patch, int state)
 	if (state == patch->state) {
 		ret = -EINVAL;
 	} else if (state == KLP_ENABLED) {
+		/* the newest while its callbacks run (klp_get_prev_state()) */
+		patch->enable_seq = U64_MAX;
 		ret = __klp_enable_patch(patch);
 		start = !ret;
+		if (ret)
+			patch->enable_seq = 0;
 	} else {
 		ret = klp_start_disable(patch);
 		start = !ret;

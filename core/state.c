@@ -46,9 +46,11 @@ EXPORT_SYMBOL_GPL(klpcore_get_state);
  *		(klp_get_prev_state())
  * @id:		the state's id
  *
- * For a patch's callbacks: of the other enabled patches that list the
- * state, the one registered last.  Called from anywhere else it finds
- * nothing (and says so once).
+ * For a patch's callbacks: of the patches enabled before the one whose
+ * callback runs that list the state, the one registered last (upstream
+ * looks only at the patches before it on its list, in the order they
+ * were enabled).  Called from anywhere else it finds nothing (and says
+ * so once).
  *
  * Return: the state, or NULL
  */
@@ -65,7 +67,8 @@ struct klp_state *klpcore_get_prev_state(unsigned long id)
 	}
 	list_for_each_entry(patch, &klp_patches, list) {
 		if (patch == klp_transition_patch ||
-		    patch->state != KLP_ENABLED)
+		    patch->state != KLP_ENABLED ||
+		    patch->enable_seq > klp_transition_patch->enable_seq)
 			continue;
 		state = klpcore_get_state(patch, id);
 		if (state)

@@ -195,8 +195,10 @@ struct klp_state {
  * @state:	tracks patch-level application state
  * @enabled_ns:	CLOCK_REALTIME of the enable now in force, 0 while disabled
  * @enable_seq:	the seq of the enable now in force (its klp:klp_patch_enable
- *		event): a module coming gets the enabled patches in this
- *		order, so the last enabled still wins
+ *		event; U64_MAX while that enable runs): a module coming gets
+ *		the enabled patches in this order, so the last enabled still
+ *		wins; a replace takes over and klp_get_prev_state() looks at
+ *		only the patches enabled before
  * @replaced_by: the patch whose enable replaced this one ("" if none did
  *		since this one was last enabled)
  * @enable_only: registered by klp_enable_patch() itself (upstream's API

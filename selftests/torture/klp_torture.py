@@ -354,8 +354,12 @@ class Torture:
 
     def op_storm_on(self, op, arg):
         for s in SIDES:
+            # (not on our output: a storm left behind would hold the
+            # test's pipe open, and the test would never end)
             self.storm[s] = subprocess.Popen([sys.executable, STORM, s],
-                                             start_new_session=True)
+                                             start_new_session=True,
+                                             stdout=subprocess.DEVNULL,
+                                             stderr=subprocess.DEVNULL)
 
     def op_storm_off(self, op, arg):
         for p in self.storm.values():
@@ -441,6 +445,9 @@ def main():
     try:
         t.run(args.steps, args.time)
     except Failure as e:
+        # the storms stop; sleepers and patches stay as they failed
+        for p in t.storm.values():
+            os.killpg(p.pid, signal.SIGTERM)
         print("# FAIL seed %d step %d: %s" % (args.seed, t.step, e))
         print("# operations: %s" % "; ".join(t.ops))
         print("# replay: make torture SEED=%d STEPS=%d" % (args.seed, t.step))

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# klp-accel: tcg,thread=single
 # klp-boot-args: nokaslr
 # klp-min-results: 22
 # Symbol resolution with the seed's rules, on a kernel at its link address

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# klp-accel: tcg,thread=single
 # klp-min-results: 14
 # Privilege: only root may change a patch or read addresses; an
 # unprivileged klptop or klp-exporter says what it needs and exits

@@ -219,7 +219,10 @@ series_wait "... counted on klp_test_builtin" \
 check "klp_test_builtin2 unloads" wait_until 5 rmmod klp_test_builtin2
 assert_eq "the same exporter all along since the restart: no restart, no crash" "$pid 0" \
 	"$(systemctl show -P MainPID klp-exporter) $(systemctl show -P NRestarts klp-exporter)"
-for m in lost_events errors unattributed_redirects; do
+series_wait "... no klp_exporter_lost_events_total, of either core" \
+	"core=klp 0
+core=livepatch 0" klp_exporter_lost_events_total
+for m in errors unattributed_redirects; do
 	series_wait "... no klp_exporter_${m}_total" " 0" "klp_exporter_${m}_total"
 done
 

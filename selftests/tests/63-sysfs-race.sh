@@ -73,10 +73,10 @@ check "the state file changed under the reads (more than one seq seen)" [ "$seqs
 # with its successful ones, N.
 refused='write error: (Invalid argument|Device or resource busy)$'
 for w in "${!wp[@]}"; do
-	einval=$(grep -cE "$refused" $work/err.$w)
+	refusals=$(grep -cE "$refused" $work/err.$w)
 	okw=$(cat $work/ok.$w 2>/dev/null)
 	assert_eq "writer $w (${wp[$w]}): successful plus EINVAL or EBUSY writes are $N, no other error" \
-		"$N 0" "$([[ $okw =~ ^[0-9]+$ ]] && echo $((okw + einval)) || echo "no count of its successful writes") $(grep -vcE "$refused" $work/err.$w)"
+		"$N 0" "$([[ $okw =~ ^[0-9]+$ ]] && echo $((okw + refusals)) || echo "no count of its successful writes") $(grep -vcE "$refused" $work/err.$w)"
 done
 
 # writes PATCH: the successful writes to PATCH's enabled, all writers

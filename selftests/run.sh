@@ -98,14 +98,16 @@ trap 'rm -rf "$log"' EXIT
 # anything rebuilds the tree for the second kernel.
 mkdir "$log/host"
 host_run() {
-	local t n
+	local t n s0
 	for t in "$host_dir"/*.sh; do
 		[ -e "$t" ] || continue
 		n=$(basename "$t" .sh)
 		wanted "host/$n" || continue
 		echo "$t" >> "$log/host/list"
+		s0=$SECONDS
 		"$t" > "$log/host/$n.out" 2>&1 < /dev/null
 		echo $? > "$log/host/$n.rc"
+		echo $((SECONDS - s0)) > "$log/host/$n.time"
 	done
 }
 host_run &
@@ -119,7 +121,7 @@ host_reap() {
 	while read -r t; do
 		n=$(basename "$t" .sh)
 		name=host/$n
-		echo "# ---- $name"
+		echo "# ---- $name: $(cat "$log/host/$n.time" 2>/dev/null || echo ?) s"
 		groups=$((groups + 1))
 		cat "$log/host/$n.out"
 		rc=$(cat "$log/host/$n.rc" 2>/dev/null || echo 3)

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # klp-timeout: 900
+# klp-accel: tcg,thread=single
 # klp-boot-args: log_buf_len=8M
 # klp-min-results: 13
 # Core churn, then module churn.  First the core itself is loaded and

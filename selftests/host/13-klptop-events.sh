@@ -21,8 +21,8 @@ cat > "$tmp/t.c" <<'EOC'
 #include "klptop.h"
 #include "strbuf.h"
 
-static struct kt_model m;
-static struct kt_log lg;
+static struct model m;
+static struct model_log lg;
 static struct strbuf json_out;	/* reused from line to line, as klptop does */
 
 static void show(void)
@@ -42,10 +42,10 @@ static void show(void)
 	}
 	printf("resync %s\n", m.need_resync ? "yes" : "no");
 	for (; lg.shown < lg.n; lg.shown++) {
-		struct kt_transition *t = &lg.ring[lg.shown % KT_LOG_LEN];
-		const char *c = kt_cause_name(t->cause);
+		struct model_transition *t = &lg.ring[lg.shown % MODEL_LOG_LEN];
+		const char *c = model_cause_name(t->cause);
 
-		printf("log %llu %s %s: %s\n", t->seq, kt_event_name(t->type),
+		printf("log %llu %s %s: %s\n", t->seq, model_event_name(t->type),
 		       c ? c : "-", t->text);
 	}
 }
@@ -67,7 +67,7 @@ int main(void)
 			continue;
 		if (!strcmp(w[0], "state")) {
 			m.state_path = strdup(w[1]);
-			printf("resync %d\n", kt_model_resync(&m));
+			printf("resync %d\n", klp_model_resync(&m));
 			continue;
 		}
 		if (!strcmp(w[0], "show")) {
@@ -80,9 +80,9 @@ int main(void)
 		}
 		if (script_event(w, n, &e))
 			continue;
-		kt_event_apply(&m, &lg, &e);
+		klp_event_apply(&m, &lg, &e);
 	}
-	kt_model_free(&m);
+	model_free(&m);
 	return 0;
 }
 EOC

@@ -30,8 +30,8 @@ cat > "$tmp/t.c" <<'EOC'
 #include "event_script.h"
 #include "klp-exporter.h"
 
-static struct kt_model m;
-static struct kt_log lg;
+static struct model m;
+static struct model_log lg;
 static struct ex_totals t;
 static unsigned long long now = 1;	/* the prunes' clock */
 
@@ -54,13 +54,13 @@ int main(void)
 		if (!strcmp(w[0], "load")) {	/* load FILE: read, as at attach */
 			free((char *)m.state_path);
 			m.state_path = strdup(w[1]);
-			if (kt_model_resync(&m))
+			if (klp_model_resync(&m))
 				printf("resync failed\n");
 		} else if (!strcmp(w[0], "state")) {	/* state FILE: read, as after lost events */
 			free((char *)m.state_path);
 			m.state_path = strdup(w[1]);
 			nr = ex_winners_save(&m, &before);
-			if (kt_model_resync(&m)) {
+			if (klp_model_resync(&m)) {
 				printf("resync failed\n");
 				free(before);
 				continue;
@@ -79,32 +79,32 @@ int main(void)
 			}
 			ex_count_redirects(&t, &m, un);
 		} else if (!strcmp(w[0], "down")) {	/* the klp core went: its part goes */
-			kt_model_unsee(&m, KT_CORE_KLP);
-			kt_model_sweep(&m, KT_CORE_KLP);
+			model_unsee(&m, MODEL_CORE_KLP);
+			model_sweep(&m, MODEL_CORE_KLP);
 			m.snap_seq = 0;
 		} else if (!strcmp(w[0], "lp")) {	/* lp [OBJ:FUNC:P1,P2 ...]: a read of the builtin's stacks, top first */
 			nr = ex_winners_save(&m, &before);
-			kt_model_unsee(&m, KT_CORE_LIVEPATCH);
+			model_unsee(&m, MODEL_CORE_LIVEPATCH);
 			for (i = 1; i < (size_t)n; i++) {
 				char *obj = strtok(w[i], ":"), *fname = strtok(NULL, ":");
 				char *pn = strtok(NULL, ",");
-				struct kt_fn *fn = kt_fn_find(&m, obj, fname, true);
+				struct model_fn *fn = model_fn_find(&m, obj, fname, true);
 
 				for (; pn; pn = strtok(NULL, ",")) {
-					struct kt_patch *p = kt_patch_find(&m, pn, true);
-					struct kt_func *f;
+					struct model_patch *p = model_patch_find(&m, pn, true);
+					struct model_func *f;
 
-					p->core = KT_CORE_LIVEPATCH;
+					p->core = MODEL_CORE_LIVEPATCH;
 					p->enabled = p->seen = true;
-					f = kt_func_bind(&m, p, fn, 0);
+					f = model_func_bind(&m, p, fn, 0);
 					f->seen = true;
-					kt_stack_append(fn, f);
+					model_stack_append(fn, f);
 				}
 			}
-			kt_model_sweep(&m, KT_CORE_LIVEPATCH);
+			model_sweep(&m, MODEL_CORE_LIVEPATCH);
 			ex_count_winner_changes(&t, &m, before, nr);
 		} else if (!strcmp(w[0], "lphits")) {	/* lphits OBJ FUNC PATCH N: the builtin's count */
-			struct kt_fn *fn = kt_fn_find(&m, w[1], w[2], false);
+			struct model_fn *fn = model_fn_find(&m, w[1], w[2], false);
 
 			for (i = 0; fn && i < fn->nr_funcs; i++)
 				fn->funcs[i]->hits_interval =
@@ -114,10 +114,10 @@ int main(void)
 			for (i = 0; fn && i < fn->nr_funcs; i++)
 				fn->funcs[i]->hits_interval = 0;
 		} else if (!strcmp(w[0], "prune")) {	/* prune SECONDS: that much later, a prune */
-			now += strtoull(w[1], NULL, 0) * KT_NSEC_PER_SEC;
+			now += strtoull(w[1], NULL, 0) * MODEL_NSEC_PER_SEC;
 			ex_totals_prune(&t, &m, now);
 		} else if (!strcmp(w[0], "lost")) {	/* lost CORE EVENTS HITS: a source's losses */
-			int c = !strcmp(w[1], "livepatch") ? KT_CORE_LIVEPATCH : KT_CORE_KLP;
+			int c = !strcmp(w[1], "livepatch") ? MODEL_CORE_LIVEPATCH : MODEL_CORE_KLP;
 
 			t.lost_events[c] += strtoull(w[2], NULL, 0);
 			t.lost_hits[c] += strtoull(w[3], NULL, 0);
@@ -156,10 +156,10 @@ int main(void)
 			fwrite(b.s, 1, b.len, stdout);
 		} else if (!script_event(w, n, &e)) {
 			ex_count_event(&t, &m, &e);
-			kt_event_apply(&m, &lg, &e);
+			klp_event_apply(&m, &lg, &e);
 		}
 	}
-	kt_model_free(&m);
+	model_free(&m);
 	ex_totals_free(&t);
 	free(b.s);
 	return 0;

@@ -20,8 +20,8 @@ cat > "$tmp/t.c" <<'EOC'
 
 #define NCPUS 3
 
-static struct kt_model m;
-static struct kt_counters c;
+static struct model m;
+static struct klp_counters c;
 static unsigned long long map[NCPUS * KLP_MAX_HIT_KEYS];
 
 /* "id:func_hits/fn_hits_total" for each func with hits, then unnamed */
@@ -31,7 +31,7 @@ static void show(void)
 
 	for (i = 0; i < m.nr_fns; i++)
 		for (j = 0; j < m.fns[i]->nr_funcs; j++) {
-			const struct kt_func *f = m.fns[i]->funcs[j];
+			const struct model_func *f = m.fns[i]->funcs[j];
 
 			if (f->hits_interval)
 				printf("%u:%llu/%llu ", f->id, f->hits_interval,
@@ -50,7 +50,7 @@ int main(void)
 	char line[256], w[4][128];
 	int n;
 
-	kt_counters_init(&c, map, NCPUS);
+	klp_counters_init(&c, map, NCPUS);
 	while (fgets(line, sizeof(line), stdin)) {
 		n = sscanf(line, "%127s %127s %127s %127s", w[0], w[1], w[2], w[3]);
 		if (n < 1)
@@ -58,7 +58,7 @@ int main(void)
 		if (!strcmp(w[0], "state")) {
 			free((char *)m.state_path);
 			m.state_path = strdup(w[1]);
-			if (kt_model_resync(&m))
+			if (klp_model_resync(&m))
 				printf("resync failed\n");
 		} else if (!strcmp(w[0], "file")) {
 			free((char *)m.state_path);
@@ -66,14 +66,14 @@ int main(void)
 		} else if (!strcmp(w[0], "add") && n == 4) {
 			map[atoi(w[1]) * KLP_MAX_HIT_KEYS + atoi(w[2])] += atoll(w[3]);
 		} else if (!strcmp(w[0], "read")) {
-			if (kt_counters_update(&c, &m))
+			if (klp_counters_update(&c, &m))
 				printf("update failed\n");
 			else
 				show();
 		}
 	}
-	kt_counters_free(&c);
-	kt_model_free(&m);
+	klp_counters_free(&c);
+	model_free(&m);
 	free((char *)m.state_path);
 	return 0;
 }

@@ -65,8 +65,8 @@ static int fuzz(long runs)
 int main(int argc, char **argv)
 {
 	struct kt_view v = { .rows = 20, .sort = KT_SORT_NAME };
-	struct kt_model m = { 0 };
-	struct kt_log lg = { 0 };
+	struct model m = { 0 };
+	struct model_log lg = { 0 };
 	struct kt_totals tot = { 0 };
 	struct kt_tty t = { 0 };
 	enum kt_action act;
@@ -79,7 +79,7 @@ int main(int argc, char **argv)
 		v.rows_given = true;
 	}
 	m.state_path = argv[1];
-	if (kt_model_resync(&m))
+	if (klp_model_resync(&m))
 		return 1;
 	for (i = 0; i < m.nr_fns; i++)
 		m.fns[i]->hits_total = i;
@@ -109,7 +109,7 @@ int main(int argc, char **argv)
 			break;
 	}
 	kt_tty_restore();
-	kt_model_free(&m);
+	model_free(&m);
 	return 0;
 }
 EOC

@@ -1,11 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The model's index of functions (userspace/model/model.c,
-# kt_fn_find()): each of 1000 functions in two objects found by its object
+# model_fn_find()): each of 1000 functions in two objects found by its object
 # and name, as the scan it replaced found them (names compared up to
 # KLP_NAME_LEN - 1 and KLP_FUNC_LEN - 1 characters: a longer name finds
 # the function of its first ones), and functions freed with their last
-# func (a patch freed, kt_patch_free()) no longer found while the others
+# func (a patch freed, model_patch_free()) no longer found while the others
 # still are, through growth of the index and after it.  Under
 # $KLP_SANITIZE a freed function left in the index is a use after free.
 . "$(dirname "$0")/../lib.sh"
@@ -20,8 +20,8 @@ cat > "$tmp/t.c" <<'EOC'
 
 #define N	1000
 
-static struct kt_model m;
-static struct kt_fn *made[N];
+static struct model m;
+static struct model_fn *made[N];
 
 static const char *obj(int i)
 {
@@ -36,42 +36,42 @@ static const char *fname(int i, char *buf, size_t size)
 
 int main(void)
 {
-	struct kt_patch *a = kt_patch_find(&m, "patch_a", true);
-	struct kt_patch *b = kt_patch_find(&m, "patch_b", true);
+	struct model_patch *a = model_patch_find(&m, "patch_a", true);
+	struct model_patch *b = model_patch_find(&m, "patch_b", true);
 	char n[KLP_FUNC_LEN + 16], longer[KLP_FUNC_LEN + 16];
 	int i, bad = 0, gone = 0, kept = 0;
-	struct kt_fn *fn;
+	struct model_fn *fn;
 
 	/* every function gets a's func; every third b's too */
 	for (i = 0; i < N; i++) {
-		made[i] = kt_fn_find(&m, obj(i), fname(i, n, sizeof(n)), true);
-		kt_func_bind(&m, a, made[i], 0);
+		made[i] = model_fn_find(&m, obj(i), fname(i, n, sizeof(n)), true);
+		model_func_bind(&m, a, made[i], 0);
 		if (i % 3 == 0)
-			kt_func_bind(&m, b, made[i], 0);
+			model_func_bind(&m, b, made[i], 0);
 	}
 	for (i = 0; i < N; i++)
-		if (kt_fn_find(&m, obj(i), fname(i, n, sizeof(n)), false) != made[i] ||
-		    kt_fn_find(&m, obj(i), n, true) != made[i])
+		if (model_fn_find(&m, obj(i), fname(i, n, sizeof(n)), false) != made[i] ||
+		    model_fn_find(&m, obj(i), n, true) != made[i])
 			bad++;
 	printf("found %d of %d, %zu functions\n", N - bad, N, m.nr_fns);
 	/* the same name in the other object is another function */
 	printf("other object: %s\n",
-	       kt_fn_find(&m, "vmlinux", "bench_s1000_f0", false) ? "found" : "none");
+	       model_fn_find(&m, "vmlinux", "bench_s1000_f0", false) ? "found" : "none");
 
 	/* a name as long as the comparison, then one character more */
 	memset(longer, 'x', KLP_FUNC_LEN - 1);
 	longer[KLP_FUNC_LEN - 1] = '\0';
-	fn = kt_fn_find(&m, "vmlinux", longer, true);
-	kt_func_bind(&m, a, fn, 0);
+	fn = model_fn_find(&m, "vmlinux", longer, true);
+	model_func_bind(&m, a, fn, 0);
 	strcpy(longer + KLP_FUNC_LEN - 1, "yz");
 	printf("longer name: %s\n",
-	       kt_fn_find(&m, "vmlinux", longer, false) == fn ? "same function" : "not found");
+	       model_fn_find(&m, "vmlinux", longer, false) == fn ? "same function" : "not found");
 
 	/* a goes: the functions only it patched go with it */
-	kt_patch_free(&m, a);
+	model_patch_free(&m, a);
 	bad = 0;
 	for (i = 0; i < N; i++) {
-		fn = kt_fn_find(&m, obj(i), fname(i, n, sizeof(n)), false);
+		fn = model_fn_find(&m, obj(i), fname(i, n, sizeof(n)), false);
 		if (i % 3 == 0) {
 			kept += fn != NULL;
 			bad += fn != made[i];
@@ -84,14 +84,14 @@ int main(void)
 	/* made again: found as new functions */
 	bad = 0;
 	for (i = 1; i < N; i += 3) {
-		fn = kt_fn_find(&m, obj(i), fname(i, n, sizeof(n)), true);
-		kt_func_bind(&m, b, fn, 0);
-		bad += kt_fn_find(&m, obj(i), n, false) != fn;
+		fn = model_fn_find(&m, obj(i), fname(i, n, sizeof(n)), true);
+		model_func_bind(&m, b, fn, 0);
+		bad += model_fn_find(&m, obj(i), n, false) != fn;
 	}
 	printf("made again: %d wrong, %zu functions\n", bad, m.nr_fns);
-	kt_model_free(&m);
+	model_free(&m);
 	printf("freed: %zu functions, %s\n", m.nr_fns,
-	       kt_fn_find(&m, obj(0), "bench_s1000_f0", false) ? "found" : "none");
+	       model_fn_find(&m, obj(0), "bench_s1000_f0", false) ? "found" : "none");
 	return 0;
 }
 EOC

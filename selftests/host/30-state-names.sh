@@ -23,8 +23,8 @@ cat > "$tmp/t.c" <<'EOC'
 #include "source_klp.h"
 #include "strbuf.h"
 
-static struct kt_model m;
-static struct kt_log lg;
+static struct model m;
+static struct model_log lg;
 static struct ex_totals tot;
 
 /* each function: object, name, its length and its stack, winner first */
@@ -72,7 +72,7 @@ int main(void)
 		if (!strcmp(w[0], "load") && n == 2) {
 			free((char *)m.state_path);
 			m.state_path = strdup(w[1]);
-			printf("resync %d\n", kt_model_resync(&m));
+			printf("resync %d\n", klp_model_resync(&m));
 		} else if (!strcmp(w[0], "show")) {
 			show();
 		} else if (!strcmp(w[0], "json")) {
@@ -95,10 +95,10 @@ int main(void)
 			snprintf(e.object, sizeof(e.object), "%s", w[3]);
 			snprintf(e.func, sizeof(e.func), "%s", w[4]);
 			snprintf(e.winner, sizeof(e.winner), "%s", w[7]);
-			kt_event_apply(&m, &lg, &e);
+			klp_event_apply(&m, &lg, &e);
 		}
 	}
-	kt_model_free(&m);
+	model_free(&m);
 	ex_totals_free(&tot);
 	free((char *)m.state_path);
 	free(json.s);

@@ -30,8 +30,8 @@ cat > "$tmp/t.c" <<'EOC'
 #include "source_klp.h"
 #include "strbuf.h"
 
-static struct kt_model m;
-static struct kt_log lg;
+static struct model m;
+static struct model_log lg;
 static struct strbuf out;
 static struct lp_glance glance;
 
@@ -40,7 +40,7 @@ static void show(void)
 	size_t i, j;
 
 	for (i = 0; i < m.trs.nr; i++) {
-		const struct kt_tr *tr = m.trs.trs[i];
+		const struct model_tr *tr = m.trs.trs[i];
 
 		printf("tr %s %s target=%d sweep=%u pending=%u total=%u start=%s\n",
 		       tr->core, tr->patch, tr->target, tr->sweep, tr->pending,
@@ -49,7 +49,7 @@ static void show(void)
 		for (j = 0; j < tr->nr_tasks; j++)
 			printf("  task %d [%s] %s %s\n", tr->tasks[j].pid,
 			       tr->tasks[j].comm,
-			       kt_block_reason_name(tr->tasks[j].reason),
+			       model_block_reason_name(tr->tasks[j].reason),
 			       tr->tasks[j].func[0] ? tr->tasks[j].func : "-");
 	}
 	if (!m.trs.nr)
@@ -96,7 +96,7 @@ static void event(char w[][128])
 		snprintf(e.func, sizeof(e.func), "%s", strcmp(w[7], "-") ? w[7] : "");
 		memcpy(e.comm, w[8], sizeof(e.comm));	/* unterminated if long */
 	}
-	kt_event_apply(&m, &lg, &e);
+	klp_event_apply(&m, &lg, &e);
 }
 
 int main(void)
@@ -114,7 +114,7 @@ int main(void)
 			continue;
 		if (!strcmp(w[0], "state")) {
 			m.state_path = strdup(w[1]);
-			printf("resync %d\n", kt_model_resync(&m));
+			printf("resync %d\n", klp_model_resync(&m));
 			free((char *)m.state_path);
 		} else if (!strcmp(w[0], "parse")) {
 			parse(w[1]);
@@ -122,7 +122,7 @@ int main(void)
 			event(w);
 		} else if (!strcmp(w[0], "builtin")) {
 			n = lp_sysfs_glance(&glance, w[1]);
-			kt_tr_builtin_scan(&m.trs, &glance, w[2]);
+			lp_tr_builtin_scan(&m.trs, &glance, w[2]);
 			printf("scan %d\n", n);
 		} else if (!strcmp(w[0], "resync?")) {
 			printf("need resync %s\n", m.need_resync ? "yes" : "no");
@@ -131,15 +131,15 @@ int main(void)
 			show();
 		} else if (!strcmp(w[0], "log")) {
 			for (; lg.shown < lg.n; lg.shown++)
-				printf("log %s\n", lg.ring[lg.shown % KT_LOG_LEN].text);
+				printf("log %s\n", lg.ring[lg.shown % MODEL_LOG_LEN].text);
 		} else if (!strcmp(w[0], "filter")) {
 			v.patch = strdup(w[1]);
 		} else if (!strcmp(w[0], "json")) {
-			v.realtime_off_ns = kt_tr_realtime_ns();
+			v.realtime_off_ns = model_tr_realtime_ns();
 			kt_print_json(&v, &m, &lg, &tot, &out);
 		} else if (!strcmp(w[0], "screen")) {
 			v.noclear = true;
-			v.realtime_off_ns = kt_tr_realtime_ns();
+			v.realtime_off_ns = model_tr_realtime_ns();
 			kt_print_screen(&v, &m, &lg, &tot);
 		} else if (!strcmp(w[0], "metrics")) {
 			struct ex_view ev = { .up = true, .model = &m, .totals = &ext };
@@ -150,7 +150,7 @@ int main(void)
 		}
 	}
 	free((char *)v.patch);
-	kt_model_free(&m);
+	model_free(&m);
 	lp_glance_free(&glance);
 	ex_totals_free(&ext);
 	sb_free(&out);

@@ -67,7 +67,7 @@ fault sources/klp/source_klp.c 's/^#include "source_klp.h"/&\n#include "source_l
 sees "an include beside (klp's source of the builtin's header)" \
 	'^side\tsources/klp/source_klp.c\tsources/livepatch/source_livepatch.h\tinclude$'
 copy
-fault model/model.h 's/^void kt_model_free(/int klp_source_open(void *s, void *f, void *c);\n&/'
+fault model/model.h 's/^void model_free(/int klp_source_open(void *s, void *f, void *c);\n&/'
 sees "a header that declares another room's function (the model, klp's source's)" \
 	'^decl\tmodel/model.h\tklp_source_open\tsources/klp/source_klp.c$'
 copy

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The tasks that hold a transition back, at the scale a patch on a common
-# sleep path leaves (userspace/model/transition_model.c, kt_tr_add_task(),
+# sleep path leaves (userspace/model/transition_model.c, model_tr_add_task(),
 # run for each blocked task of every sweep: the builtin's scan of /proc
 # each interval or scrape, klp's klp_task_blocked events):
 # - 50,000 tasks (pids in a scattered order, two idle tasks sharing pid 0
@@ -9,7 +9,7 @@
 #   sweep: each task once, the one added again updated in place;
 # - the array grows geometrically: at most 32 allocations for 50,000
 #   tasks (one per task was quadratic in copies), and none at all for a
-#   next sweep of as many (kt_tr_clear_tasks() keeps the room);
+#   next sweep of as many (model_tr_clear_tasks() keeps the room);
 # - the lookup is not a scan: the CPU time of 50,000 tasks against 5,000,
 #   measured side by side in this one run (the least of three rounds of
 #   each, interleaved), is under 30 times (linear ~10x; a scan of the
@@ -24,10 +24,10 @@ cat > "$tmp/t.c" <<'EOC'
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-/* alloc_lib.c's kt_realloc() under another name: the driver counts calls */
-#define kt_realloc kt_realloc_counted
+/* alloc_lib.c's xrealloc() under another name: the driver counts calls */
+#define xrealloc kt_realloc_counted
 #include "alloc_lib.c"
-#undef kt_realloc
+#undef xrealloc
 #include "transition.h"
 
 #define BIG	50000
@@ -36,8 +36,8 @@ cat > "$tmp/t.c" <<'EOC'
 
 static unsigned long reallocs;
 
-void *kt_realloc(void *p, size_t n, size_t size);
-void *kt_realloc(void *p, size_t n, size_t size)
+void *xrealloc(void *p, size_t n, size_t size);
+void *xrealloc(void *p, size_t n, size_t size)
 {
 	reallocs++;
 	return kt_realloc_counted(p, n, size);
@@ -59,35 +59,35 @@ static int pid_of(int i, int n)
 }
 
 /* One sweep of n blocked tasks, one in ten added again; its CPU time. */
-static double sweep(struct kt_tr *tr, int n)
+static double sweep(struct model_tr *tr, int n)
 {
 	char comm[KLP_COMM_LEN];
 	double t0 = cpu_now();
 	int i;
 
-	kt_tr_clear_tasks(tr);
-	kt_tr_add_task(tr, 0, "swapper/0", NULL, KLP_BLOCK_RUNNING);
-	kt_tr_add_task(tr, 0, "swapper/1", NULL, KLP_BLOCK_RUNNING);
+	model_tr_clear_tasks(tr);
+	model_tr_add_task(tr, 0, "swapper/0", NULL, KLP_BLOCK_RUNNING);
+	model_tr_add_task(tr, 0, "swapper/1", NULL, KLP_BLOCK_RUNNING);
 	for (i = 0; i < n; i++) {
 		snprintf(comm, sizeof(comm), "t%d", pid_of(i, n));
-		kt_tr_add_task(tr, pid_of(i, n), comm, "f", KLP_BLOCK_ON_STACK);
+		model_tr_add_task(tr, pid_of(i, n), comm, "f", KLP_BLOCK_ON_STACK);
 	}
 	for (i = 0; i < n; i += 10)
-		kt_tr_add_task(tr, pid_of(i, n), "again", NULL,
+		model_tr_add_task(tr, pid_of(i, n), "again", NULL,
 			       KLP_BLOCK_RUNNING);
-	kt_tr_add_task(tr, 0, "swapper/1", "g", KLP_BLOCK_ON_STACK);
+	model_tr_add_task(tr, 0, "swapper/1", "g", KLP_BLOCK_ON_STACK);
 	return cpu_now() - t0;
 }
 
 /* Each pid once, the idle tasks by comm, the ones added again updated. */
-static int check(const struct kt_tr *tr, int n)
+static int check(const struct model_tr *tr, int n)
 {
 	char *seen = calloc(n + 1, 1);
 	int bad = 0, again = 0, idle = 0;
 	size_t j;
 
 	for (j = 0; j < tr->nr_tasks; j++) {
-		const struct kt_task *t = &tr->tasks[j];
+		const struct model_task *t = &tr->tasks[j];
 
 		if (!t->pid) {
 			idle += !strcmp(t->comm, "swapper/0") ||
@@ -109,9 +109,9 @@ static int check(const struct kt_tr *tr, int n)
 
 int main(void)
 {
-	struct kt_trset s = { 0 };
-	struct kt_tr *big = kt_tr_find(&s, KT_TR_CORE_LIVEPATCH, "big", true);
-	struct kt_tr *small = kt_tr_find(&s, KT_TR_CORE_LIVEPATCH, "small", true);
+	struct model_trset s = { 0 };
+	struct model_tr *big = model_tr_find(&s, MODEL_TR_CORE_LIVEPATCH, "big", true);
+	struct model_tr *small = model_tr_find(&s, MODEL_TR_CORE_LIVEPATCH, "small", true);
 	double tb = 1e9, ts = 1e9, t;
 	int r;
 
@@ -133,7 +133,7 @@ int main(void)
 	}
 	printf("cpu %d %.6f %d %.6f\n", SMALL, ts, BIG, tb);
 	printf("ratio %.1f\n", ts > 0 ? tb / ts : 1e9);
-	kt_tr_free(&s);
+	model_tr_free(&s);
 	return 0;
 }
 EOC

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # klptop's interval: HITS and HITS/s are the calls of the last interval,
 # TOTAL those since it started, whichever sources are open.  The model
-# starts each interval (kt_model_interval_start(), called by klptop's
+# starts each interval (model_interval_start(), called by klptop's
 # refresh before any source counts); the sources add with
-# kt_func_add_hits() (klp's counter reader, the builtin's kprobe counts);
+# model_func_add_hits() (klp's counter reader, the builtin's kprobe counts);
 # kt_interval_totals() makes the rates; the screen shows them.  Driven
 # without a kernel, as klptop's refresh runs them:
 # - without klp's source (no klp.ko): a builtin patch's calls, 10 in the
@@ -26,21 +26,21 @@ cat > "$tmp/t.c" <<'EOC'
 
 #define NCPUS 2
 
-static struct kt_model m;
-static struct kt_log lg;
-static struct kt_counters c;
+static struct model m;
+static struct model_log lg;
+static struct klp_counters c;
 static unsigned long long map[NCPUS * KLP_MAX_HIT_KEYS];
 
 /* The builtin's patch lp1 on vmlinux's cmdline_proc_show, as its sysfs
  * reader puts it in the model. */
 static void builtin_patch(void)
 {
-	struct kt_patch *p = kt_patch_find(&m, "lp1", true);
-	struct kt_fn *fn = kt_fn_find(&m, "vmlinux", "cmdline_proc_show", true);
+	struct model_patch *p = model_patch_find(&m, "lp1", true);
+	struct model_fn *fn = model_fn_find(&m, "vmlinux", "cmdline_proc_show", true);
 
-	p->core = KT_CORE_LIVEPATCH;
+	p->core = MODEL_CORE_LIVEPATCH;
 	p->enabled = true;
-	kt_stack_push(fn, kt_func_bind(&m, p, fn, 0));
+	model_stack_push(fn, model_func_bind(&m, p, fn, 0));
 }
 
 /*
@@ -54,29 +54,29 @@ int main(void)
 	struct kt_view v = { .rows = 20, .sort = KT_SORT_NAME, .nosummary = true };
 	char line[256], w[3][128];
 	struct kt_totals tot;
-	struct kt_fn *fn;
+	struct model_fn *fn;
 	int n;
 
-	kt_counters_init(&c, map, NCPUS);
+	klp_counters_init(&c, map, NCPUS);
 	while (fgets(line, sizeof(line), stdin)) {
 		n = sscanf(line, "%127s %127s %127s", w[0], w[1], w[2]);
 		if (n < 1)
 			continue;
 		if (!strcmp(w[0], "state")) {
 			m.state_path = strdup(w[1]);
-			if (kt_model_resync(&m))
+			if (klp_model_resync(&m))
 				printf("resync failed\n");
 			builtin_patch();
 		} else if (!strcmp(w[0], "start")) {
-			kt_model_interval_start(&m);
+			model_interval_start(&m);
 		} else if (!strcmp(w[0], "klp") && n == 3) {
 			map[atoi(w[1])] += atoll(w[2]);
 		} else if (!strcmp(w[0], "klpread")) {
-			if (kt_counters_update(&c, &m))
+			if (klp_counters_update(&c, &m))
 				printf("update failed\n");
 		} else if (!strcmp(w[0], "builtin") && n == 2) {
-			fn = kt_fn_find(&m, "vmlinux", "cmdline_proc_show", false);
-			kt_func_add_hits(fn->funcs[0], atoll(w[1]));
+			fn = model_fn_find(&m, "vmlinux", "cmdline_proc_show", false);
+			model_func_add_hits(fn->funcs[0], atoll(w[1]));
 		} else if (!strcmp(w[0], "end") && n == 2) {
 			memset(&tot, 0, sizeof(tot));
 			tot.elapsed = atof(w[1]);
@@ -85,8 +85,8 @@ int main(void)
 			kt_print_screen(&v, &m, &lg, &tot);
 		}
 	}
-	kt_counters_free(&c);
-	kt_model_free(&m);
+	klp_counters_free(&c);
+	model_free(&m);
 	free((char *)m.state_path);
 	return 0;
 }

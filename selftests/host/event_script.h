@@ -22,8 +22,8 @@ static int script_cause(const char *s)
 {
 	int c;
 
-	for (c = 1; kt_cause_name(c); c++)
-		if (!strcmp(kt_cause_name(c), s))
+	for (c = 1; model_cause_name(c); c++)
+		if (!strcmp(model_cause_name(c), s))
 			return c;
 	return 0;
 }
@@ -33,7 +33,7 @@ static unsigned int script_type(const char *s)
 	unsigned int t;
 
 	for (t = KLP_EV_PATCH_REGISTER; t <= KLP_EV_TASK_BLOCKED; t++)
-		if (!strcmp(kt_event_name(t), s))
+		if (!strcmp(model_event_name(t), s))
 			return t;
 	return 0;
 }

@@ -44,8 +44,8 @@
 struct fuzz {
 	int fd;				/* the state file, a memfd */
 	char path[64];			/* /proc/self/fd/<fd> */
-	struct kt_model m;
-	struct kt_log log;
+	struct model m;
+	struct model_log log;
 	struct ex_totals totals;
 	struct strbuf json, metrics;
 	char **lines;			/* the metrics' samples, for sorting */
@@ -68,7 +68,7 @@ static void broken(const char *fmt, ...)
 	abort();
 }
 
-static void check_fn(const struct kt_model *m, const struct kt_fn *fn)
+static void check_fn(const struct model *m, const struct model_fn *fn)
 {
 	unsigned int i, j;
 
@@ -97,12 +97,12 @@ static void check_fn(const struct kt_model *m, const struct kt_fn *fn)
 
 /* with by_id: each func's id leads to it (at the renders) */
 /* Each transition: no more pending than total, a task (pid > 0) once. */
-static void check_transitions(const struct kt_trset *s)
+static void check_transitions(const struct model_trset *s)
 {
 	size_t i, j, k;
 
 	for (i = 0; i < s->nr; i++) {
-		const struct kt_tr *tr = s->trs[i];
+		const struct model_tr *tr = s->trs[i];
 
 		if (tr->pending > tr->total || tr->target > 1)
 			broken("transition %s: %u of %u pending, target %d",
@@ -122,7 +122,7 @@ static void check_transitions(const struct kt_trset *s)
 	}
 }
 
-static void check_model(const struct kt_model *m, bool by_id)
+static void check_model(const struct model *m, bool by_id)
 {
 	size_t i, j;
 
@@ -141,7 +141,7 @@ static void check_model(const struct kt_model *m, bool by_id)
 				broken("patch %s twice", m->patches[i]->name);
 	for (i = 0; by_id && i < m->nr_fns; i++)
 		for (j = 0; j < m->fns[i]->nr_funcs; j++) {
-			const struct kt_func *f = m->fns[i]->funcs[j];
+			const struct model_func *f = m->fns[i]->funcs[j];
 
 			if (f->id && f->id < KLP_MAX_HIT_KEYS &&
 			    m->by_id[f->id] != f)
@@ -304,8 +304,8 @@ static void check_metrics(struct strbuf *b)
 		*sp = '\0';
 		if (n == fz.lines_cap) {
 			fz.lines_cap = fz.lines_cap ? 2 * fz.lines_cap : 64;
-			fz.lines = kt_realloc(fz.lines, fz.lines_cap,
-					      sizeof(*fz.lines));
+			fz.lines = xrealloc(fz.lines, fz.lines_cap,
+					    sizeof(*fz.lines));
 		}
 		fz.lines[n++] = s;
 	}
@@ -368,7 +368,7 @@ static void apply_events(char *text)
 		if (n < 1 || script_event(w, n, &e))
 			continue;
 		ex_count_event(&fz.totals, &fz.m, &e);
-		kt_event_apply(&fz.m, &fz.log, &e);
+		klp_event_apply(&fz.m, &fz.log, &e);
 		check_model(&fz.m, false);
 	}
 }
@@ -391,9 +391,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fz.m.state_path = fz.path;
 	fz.m.quiet = true;
 
-	if (!kt_model_resync(&fz.m))
+	if (!klp_model_resync(&fz.m))
 		check_model(&fz.m, false);
-	fz.events = kt_realloc(fz.events, ev_len + 1, 1);
+	fz.events = xrealloc(fz.events, ev_len + 1, 1);
 	if (ev_len)
 		memcpy(fz.events, data + size - ev_len, ev_len);
 	fz.events[ev_len] = '\0';
@@ -401,7 +401,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	render();
 
 	nr = ex_winners_save(&fz.m, &before);
-	if (!kt_model_resync(&fz.m)) {
+	if (!klp_model_resync(&fz.m)) {
 		ex_count_winner_changes(&fz.totals, &fz.m, before, nr); /* frees */
 		check_model(&fz.m, false);
 	} else {
@@ -409,7 +409,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	render();
 
-	kt_model_free(&fz.m);
+	model_free(&fz.m);
 	ex_totals_free(&fz.totals);
 	return 0;
 }

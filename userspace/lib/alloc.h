@@ -3,7 +3,7 @@
  * alloc.h - the tools' one out-of-memory policy, and names copied cut to
  * size
  *
- * Out of memory, a tool says so and exits (kt_realloc()): a model missing
+ * Out of memory, a tool says so and exits (xrealloc()): a model missing
  * a func would show a wrong winner, and there is nothing to give back.
  * Messages name the program that prints them.
  */
@@ -14,8 +14,8 @@
 
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 
-void kt_oom(void) __attribute__((noreturn));
-void *kt_realloc(void *p, size_t n, size_t size);
-void kt_copy_name(char *dst, size_t size, const char *src);
+void die_oom(void) __attribute__((noreturn));
+void *xrealloc(void *p, size_t n, size_t size);
+void copy_name(char *dst, size_t size, const char *src);
 
 #endif /* _KLP_ALLOC_H */

@@ -8,33 +8,33 @@
 #include "alloc.h"
 
 /* Out of memory: the program says so and exits. */
-void kt_oom(void)
+void die_oom(void)
 {
 	fprintf(stderr, "%s: out of memory\n", program_invocation_short_name);
 	exit(1);
 }
 
 /**
- * kt_realloc() - the one out-of-memory policy of the tools
+ * xrealloc() - the one out-of-memory policy of the tools
  * @p:    what to resize (NULL: a new array)
  * @n:    elements
  * @size: of one element
  *
  * Returns the resized array; out of memory, the program says so and exits.
  */
-void *kt_realloc(void *p, size_t n, size_t size)
+void *xrealloc(void *p, size_t n, size_t size)
 {
 	void *r = NULL;
 
 	if (!size || n <= (size_t)-1 / size)
 		r = realloc(p, (n ? n : 1) * size);
 	if (!r)
-		kt_oom();
+		die_oom();
 	return r;
 }
 
 /* src into dst, cut to size - 1 characters, always terminated. */
-void kt_copy_name(char *dst, size_t size, const char *src)
+void copy_name(char *dst, size_t size, const char *src)
 {
 	snprintf(dst, size, "%.*s", (int)size - 1, src);
 }

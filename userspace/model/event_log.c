@@ -7,7 +7,7 @@
 #include "alloc.h"
 #include "event_log.h"
 
-const char *kt_event_name(unsigned int type)
+const char *model_event_name(unsigned int type)
 {
 	static const char *const names[] = {
 		[KLP_EV_PATCH_REGISTER] = "register",
@@ -29,7 +29,7 @@ const char *kt_event_name(unsigned int type)
 }
 
 /* The cause's name as the tracepoints print it; NULL for none. */
-const char *kt_cause_name(int cause)
+const char *model_cause_name(int cause)
 {
 	static const char *const names[] = {
 		[KLP_CAUSE_ENABLE] = "enable",
@@ -45,17 +45,17 @@ const char *kt_cause_name(int cause)
 }
 
 /**
- * kt_log_add() - a line at the end of the log
- * @log:  the log; its oldest line goes once it holds KT_LOG_LEN
+ * model_log_add() - a line at the end of the log
+ * @log:  the log; its oldest line goes once it holds MODEL_LOG_LEN
  * @e:    the event the line is of: its time, seq, type, cause, result and
  *        patch
  * @func: the function it is about, or ""
  * @fmt:  printf's, the line's text
  */
-void kt_log_add(struct kt_log *log, const struct klp_transition_event *e,
-		const char *func, const char *fmt, ...)
+void model_log_add(struct model_log *log, const struct klp_transition_event *e,
+		   const char *func, const char *fmt, ...)
 {
-	struct kt_transition *t = &log->ring[log->n % KT_LOG_LEN];
+	struct model_transition *t = &log->ring[log->n % MODEL_LOG_LEN];
 	va_list ap;
 
 	t->ts_ns = e->ts_ns;
@@ -66,8 +66,8 @@ void kt_log_add(struct kt_log *log, const struct klp_transition_event *e,
 		   e->cause : e->type == KLP_EV_PATCH_REPLACED ?
 		   KLP_CAUSE_REPLACE : 0;
 	t->ret = e->ret;
-	kt_copy_name(t->patch, sizeof(t->patch), e->patch);
-	kt_copy_name(t->func, sizeof(t->func), func);
+	copy_name(t->patch, sizeof(t->patch), e->patch);
+	copy_name(t->func, sizeof(t->func), func);
 	va_start(ap, fmt);
 	vsnprintf(t->text, sizeof(t->text), fmt, ap);
 	va_end(ap);
@@ -75,7 +75,7 @@ void kt_log_add(struct kt_log *log, const struct klp_transition_event *e,
 }
 
 /* The event's strings terminated, whatever the ring buffer held. */
-void kt_event_terminate(struct klp_transition_event *e)
+void model_event_terminate(struct klp_transition_event *e)
 {
 	e->patch[sizeof(e->patch) - 1] = '\0';
 	e->object[sizeof(e->object) - 1] = '\0';

@@ -15,11 +15,11 @@
 
 #include <klp/uapi.h>
 
-#define KT_LOG_LEN		64	/* lines kept */
-#define KT_TEXT_LEN		384
+#define MODEL_LOG_LEN		64	/* lines kept */
+#define MODEL_TEXT_LEN		384
 
 /* A line of the log. */
-struct kt_transition {
+struct model_transition {
 	unsigned long long ts_ns;	/* CLOCK_MONOTONIC, as bpf_ktime_get_ns() */
 	unsigned long long seq;		/* the core's transition number */
 	unsigned int type;		/* enum klp_event_type */
@@ -27,21 +27,21 @@ struct kt_transition {
 	int ret;
 	char patch[KLP_NAME_LEN];
 	char func[KLP_FUNC_LEN];	/* "" unless about one function */
-	char text[KT_TEXT_LEN];
+	char text[MODEL_TEXT_LEN];
 };
 
-/* The last KT_LOG_LEN lines, oldest first from n - KT_LOG_LEN. */
-struct kt_log {
-	struct kt_transition ring[KT_LOG_LEN];
+/* The last MODEL_LOG_LEN lines, oldest first from n - MODEL_LOG_LEN. */
+struct model_log {
+	struct model_transition ring[MODEL_LOG_LEN];
 	unsigned long long n;		/* lines logged so far */
 	unsigned long long shown;	/* ... of which printed */
 };
 
-void kt_log_add(struct kt_log *log, const struct klp_transition_event *e,
-		const char *func, const char *fmt, ...)
+void model_log_add(struct model_log *log, const struct klp_transition_event *e,
+		   const char *func, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-void kt_event_terminate(struct klp_transition_event *e);
-const char *kt_event_name(unsigned int type);
-const char *kt_cause_name(int cause);
+void model_event_terminate(struct klp_transition_event *e);
+const char *model_event_name(unsigned int type);
+const char *model_cause_name(int cause);
 
 #endif /* _KLP_EVENT_LOG_H */

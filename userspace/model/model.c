@@ -3,11 +3,11 @@
  * model.c - the patches of both cores, the functions they patch, each
  * function's func_stack (winner first) and the calls counted
  *
- * A kt_func is one patch's replacement of one function; klp's funcs are
+ * A model_func is one patch's replacement of one function; klp's funcs are
  * named by the core's func id (the id klp:klp_redirect and the BPF
  * counters carry), the builtin's have none.  The sources fill it: each
  * marks its own core's patches and funcs unseen, reads its core whole and
- * sweeps what it did not see again (kt_model_unsee(), kt_model_sweep()),
+ * sweeps what it did not see again (model_unsee(), model_sweep()),
  * or moves it an event at a time.
  */
 #include <stdio.h>
@@ -16,21 +16,21 @@
 #include "hindex.h"
 #include "model.h"
 
-const char *const kt_core_names[KT_NR_CORES] = {
-	[KT_CORE_KLP] = "klp",
-	[KT_CORE_LIVEPATCH] = "livepatch",
+const char *const model_core_names[MODEL_NR_CORES] = {
+	[MODEL_CORE_KLP] = "klp",
+	[MODEL_CORE_LIVEPATCH] = "livepatch",
 };
 
 /* A new zeroed element, under the same policy. */
-static void *kt_zalloc(size_t size)
+static void *model_zalloc(size_t size)
 {
-	return memset(kt_realloc(NULL, 1, size), 0, size);
+	return memset(xrealloc(NULL, 1, size), 0, size);
 }
 
-struct kt_patch *kt_patch_find(struct kt_model *m, const char *name,
-			       bool create)
+struct model_patch *model_patch_find(struct model *m, const char *name,
+				     bool create)
 {
-	struct kt_patch *p;
+	struct model_patch *p;
 	size_t i;
 
 	for (i = 0; i < m->nr_patches; i++)
@@ -38,23 +38,23 @@ struct kt_patch *kt_patch_find(struct kt_model *m, const char *name,
 			return m->patches[i];
 	if (!create)
 		return NULL;
-	p = kt_zalloc(sizeof(*p));
-	kt_copy_name(p->name, sizeof(p->name), name);
-	m->patches = kt_realloc(m->patches, m->nr_patches + 1,
-				sizeof(*m->patches));
+	p = model_zalloc(sizeof(*p));
+	copy_name(p->name, sizeof(p->name), name);
+	m->patches = xrealloc(m->patches, m->nr_patches + 1,
+			      sizeof(*m->patches));
 	m->patches[m->nr_patches++] = p;
 	return p;
 }
 
 /*
- * The bucket of a function, from what kt_fn_find() compares: the first
+ * The bucket of a function, from what model_fn_find() compares: the first
  * KLP_NAME_LEN - 1 characters of its object, KLP_FUNC_LEN - 1 of its name
  * (FNV-1a, with a NUL between them: no name holds one).  A model of 1000
  * builtin functions looks each up several
  * times an interval: a scan of all of them each time cost klptop more
  * than the rest of its interval (doc/performance.md).
  */
-static size_t fn_bucket(const struct kt_model *m, const char *object,
+static size_t fn_bucket(const struct model *m, const char *object,
 			const char *name)
 {
 	unsigned long long h = HINDEX_FNV1A_INIT;
@@ -66,7 +66,7 @@ static size_t fn_bucket(const struct kt_model *m, const char *object,
 }
 
 /* Room for one more function: at most one a bucket on average. */
-static void fn_hash_grow(struct kt_model *m)
+static void fn_hash_grow(struct model *m)
 {
 	size_t i, b;
 
@@ -74,7 +74,7 @@ static void fn_hash_grow(struct kt_model *m)
 		return;
 	free(m->fn_hash);
 	m->fn_hash_size = m->fn_hash_size ? m->fn_hash_size * 2 : 64;
-	m->fn_hash = kt_realloc(NULL, m->fn_hash_size, sizeof(*m->fn_hash));
+	m->fn_hash = xrealloc(NULL, m->fn_hash_size, sizeof(*m->fn_hash));
 	memset(m->fn_hash, 0, m->fn_hash_size * sizeof(*m->fn_hash));
 	for (i = 0; i < m->nr_fns; i++) {
 		b = fn_bucket(m, m->fns[i]->object, m->fns[i]->name);
@@ -83,10 +83,10 @@ static void fn_hash_grow(struct kt_model *m)
 	}
 }
 
-struct kt_fn *kt_fn_find(struct kt_model *m, const char *object,
-			 const char *name, bool create)
+struct model_fn *model_fn_find(struct model *m, const char *object,
+			       const char *name, bool create)
 {
-	struct kt_fn *fn;
+	struct model_fn *fn;
 	size_t b;
 
 	if (m->fn_hash_size) {
@@ -99,10 +99,10 @@ struct kt_fn *kt_fn_find(struct kt_model *m, const char *object,
 	if (!create)
 		return NULL;
 	fn_hash_grow(m);
-	fn = kt_zalloc(sizeof(*fn));
-	kt_copy_name(fn->object, sizeof(fn->object), object);
-	kt_copy_name(fn->name, sizeof(fn->name), name);
-	m->fns = kt_realloc(m->fns, m->nr_fns + 1, sizeof(*m->fns));
+	fn = model_zalloc(sizeof(*fn));
+	copy_name(fn->object, sizeof(fn->object), object);
+	copy_name(fn->name, sizeof(fn->name), name);
+	m->fns = xrealloc(m->fns, m->nr_fns + 1, sizeof(*m->fns));
 	m->fns[m->nr_fns++] = fn;
 	b = fn_bucket(m, fn->object, fn->name);
 	fn->hnext = m->fn_hash[b];
@@ -110,7 +110,7 @@ struct kt_fn *kt_fn_find(struct kt_model *m, const char *object,
 	return fn;
 }
 
-int kt_stack_index(const struct kt_fn *fn, const struct kt_func *f)
+int model_stack_index(const struct model_fn *fn, const struct model_func *f)
 {
 	unsigned int i;
 
@@ -120,9 +120,9 @@ int kt_stack_index(const struct kt_fn *fn, const struct kt_func *f)
 	return -1;
 }
 
-void kt_stack_remove(struct kt_fn *fn, struct kt_func *f)
+void model_stack_remove(struct model_fn *fn, struct model_func *f)
 {
-	int i = kt_stack_index(fn, f);
+	int i = model_stack_index(fn, f);
 
 	if (i < 0)
 		return;
@@ -132,18 +132,18 @@ void kt_stack_remove(struct kt_fn *fn, struct kt_func *f)
 }
 
 /* A push puts the func on top: it wins from now on. */
-void kt_stack_push(struct kt_fn *fn, struct kt_func *f)
+void model_stack_push(struct model_fn *fn, struct model_func *f)
 {
-	if (kt_stack_index(fn, f) >= 0)
+	if (model_stack_index(fn, f) >= 0)
 		return;
 	memmove(&fn->stack[1], &fn->stack[0], fn->depth * sizeof(*fn->stack));
 	fn->stack[0] = f;
 	fn->depth++;
 }
 
-static void free_fn(struct kt_model *m, struct kt_fn *fn)
+static void free_fn(struct model *m, struct model_fn *fn)
 {
-	struct kt_fn **pp;
+	struct model_fn **pp;
 	size_t i;
 
 	/* the stored names hash as the ones it was found by */
@@ -168,13 +168,13 @@ static void free_fn(struct kt_model *m, struct kt_fn *fn)
 }
 
 /* Drop a func; its function goes with its last func. */
-static void free_func(struct kt_model *m, struct kt_func *f)
+static void free_func(struct model *m, struct model_func *f)
 {
-	struct kt_fn *fn = f->fn;
+	struct model_fn *fn = f->fn;
 	unsigned int i;
 
 	m->funcs_freed++;
-	kt_stack_remove(fn, f);
+	model_stack_remove(fn, f);
 	for (i = 0; i < fn->nr_funcs; i++) {
 		if (fn->funcs[i] != f)
 			continue;
@@ -192,7 +192,7 @@ static void free_func(struct kt_model *m, struct kt_func *f)
 }
 
 /**
- * kt_func_bind() - the func of a patch for a function, bound to an id
+ * model_func_bind() - the func of a patch for a function, bound to an id
  * @m:  the model
  * @p:  the patch
  * @fn: the function
@@ -202,10 +202,10 @@ static void free_func(struct kt_model *m, struct kt_func *f)
  * Ids are unique among registered funcs, so a different func holding @id
  * belongs to a patch that was unregistered: it goes.
  */
-struct kt_func *kt_func_bind(struct kt_model *m, struct kt_patch *p,
-			     struct kt_fn *fn, unsigned int id)
+struct model_func *model_func_bind(struct model *m, struct model_patch *p,
+				   struct model_fn *fn, unsigned int id)
 {
-	struct kt_func *f = NULL, *old;
+	struct model_func *f = NULL, *old;
 	unsigned int i;
 
 	for (i = 0; i < fn->nr_funcs; i++)
@@ -214,12 +214,12 @@ struct kt_func *kt_func_bind(struct kt_model *m, struct kt_patch *p,
 	if (!f) {
 		if (fn->nr_funcs == fn->cap) {
 			fn->cap = fn->cap ? fn->cap * 2 : 4;
-			fn->stack = kt_realloc(fn->stack, fn->cap,
-					       sizeof(*fn->stack));
-			fn->funcs = kt_realloc(fn->funcs, fn->cap,
-					       sizeof(*fn->funcs));
+			fn->stack = xrealloc(fn->stack, fn->cap,
+					     sizeof(*fn->stack));
+			fn->funcs = xrealloc(fn->funcs, fn->cap,
+					     sizeof(*fn->funcs));
 		}
-		f = kt_zalloc(sizeof(*f));
+		f = model_zalloc(sizeof(*f));
 		f->patch = p;
 		f->fn = fn;
 		fn->funcs[fn->nr_funcs++] = f;
@@ -239,13 +239,13 @@ struct kt_func *kt_func_bind(struct kt_model *m, struct kt_patch *p,
 }
 
 /* A patch and its funcs, and the functions left with no func. */
-void kt_patch_free(struct kt_model *m, struct kt_patch *p)
+void model_patch_free(struct model *m, struct model_patch *p)
 {
 	size_t i, j;
 
 	for (i = 0; i < m->nr_fns; ) {
-		struct kt_fn *fn = m->fns[i];
-		struct kt_func *victim = NULL;
+		struct model_fn *fn = m->fns[i];
+		struct model_func *victim = NULL;
 
 		for (j = 0; j < fn->nr_funcs; j++)
 			if (fn->funcs[j]->patch == p)
@@ -272,12 +272,12 @@ void kt_patch_free(struct kt_model *m, struct kt_patch *p)
 
 /*
  * A func below those already on its function's stack.  A func is on its
- * stack once, and only on its own function's (kt_func_bind() made it one
+ * stack once, and only on its own function's (model_func_bind() made it one
  * of fn's funcs), so depth <= nr_funcs <= cap whatever the file said.
  */
-void kt_stack_append(struct kt_fn *fn, struct kt_func *f)
+void model_stack_append(struct model_fn *fn, struct model_func *f)
 {
-	if (kt_stack_index(fn, f) < 0)
+	if (model_stack_index(fn, f) < 0)
 		fn->stack[fn->depth++] = f;
 }
 
@@ -286,7 +286,7 @@ void kt_stack_append(struct kt_fn *fn, struct kt_func *f)
  * functions they patch, for a reload by that core's source; the other
  * core's stay as they are.
  */
-void kt_model_unsee(struct kt_model *m, enum kt_core core)
+void model_unsee(struct model *m, enum model_core core)
 {
 	size_t i, j;
 
@@ -304,19 +304,19 @@ void kt_model_unsee(struct kt_model *m, enum kt_core core)
 }
 
 /* Drop core's patches and funcs the reload did not see. */
-void kt_model_sweep(struct kt_model *m, enum kt_core core)
+void model_sweep(struct model *m, enum model_core core)
 {
 	size_t i, j;
 
 	for (i = 0; i < m->nr_patches; ) {
 		if (!m->patches[i]->seen && m->patches[i]->core == core)
-			kt_patch_free(m, m->patches[i]);
+			model_patch_free(m, m->patches[i]);
 		else
 			i++;
 	}
 	for (i = 0; i < m->nr_fns; ) {
-		struct kt_fn *fn = m->fns[i];
-		struct kt_func *stale = NULL;
+		struct model_fn *fn = m->fns[i];
+		struct model_func *stale = NULL;
 
 		for (j = 0; j < fn->nr_funcs; j++)
 			if (!fn->funcs[j]->seen &&
@@ -332,14 +332,14 @@ void kt_model_sweep(struct kt_model *m, enum kt_core core)
 
 /* The core of a function's patches (a function is one core's: each
  * core's ftrace ops modifies its ip, and a second is refused). */
-enum kt_core kt_fn_core(const struct kt_fn *fn)
+enum model_core model_fn_core(const struct model_fn *fn)
 {
-	return fn->nr_funcs ? fn->funcs[0]->patch->core : KT_CORE_KLP;
+	return fn->nr_funcs ? fn->funcs[0]->patch->core : MODEL_CORE_KLP;
 }
 
 /* How many patches are enabled and disabled, and functions patched. */
-void kt_model_count(const struct kt_model *m, unsigned int *enabled,
-		    unsigned int *disabled, unsigned int *patched_fns)
+void model_count(const struct model *m, unsigned int *enabled,
+		 unsigned int *disabled, unsigned int *patched_fns)
 {
 	size_t i;
 
@@ -356,7 +356,7 @@ void kt_model_count(const struct kt_model *m, unsigned int *enabled,
 }
 
 /* How many patches are disabled because a replace patch replaced them. */
-unsigned int kt_model_replaced(const struct kt_model *m)
+unsigned int model_replaced(const struct model *m)
 {
 	unsigned int n = 0;
 	size_t i;
@@ -368,14 +368,14 @@ unsigned int kt_model_replaced(const struct kt_model *m)
 }
 
 /**
- * kt_model_interval_start() - a new interval: every func's and function's
+ * model_interval_start() - a new interval: every func's and function's
  * calls of the last one back to 0
  * @m: the model
  *
  * The tool's loop calls it once an interval, before any source counts
- * into it (kt_func_add_hits()), whichever sources are open.
+ * into it (model_func_add_hits()), whichever sources are open.
  */
-void kt_model_interval_start(struct kt_model *m)
+void model_interval_start(struct model *m)
 {
 	size_t i, j;
 
@@ -388,7 +388,7 @@ void kt_model_interval_start(struct kt_model *m)
 
 /* A source's count of a func's calls: to the interval and the total,
  * of the func and of its function. */
-void kt_func_add_hits(struct kt_func *f, unsigned long long delta)
+void model_func_add_hits(struct model_func *f, unsigned long long delta)
 {
 	f->hits_interval += delta;
 	f->hits_total += delta;
@@ -396,10 +396,10 @@ void kt_func_add_hits(struct kt_func *f, unsigned long long delta)
 	f->fn->hits_total += delta;
 }
 
-void kt_model_free(struct kt_model *m)
+void model_free(struct model *m)
 {
 	while (m->nr_patches)
-		kt_patch_free(m, m->patches[0]);
+		model_patch_free(m, m->patches[0]);
 	while (m->nr_fns) {	/* none left with a func, but be tidy */
 		if (m->fns[0]->nr_funcs)
 			free_func(m, m->fns[0]->funcs[0]);
@@ -409,7 +409,7 @@ void kt_model_free(struct kt_model *m)
 	free(m->patches);
 	free(m->fns);
 	free(m->fn_hash);
-	kt_tr_free(&m->trs);
+	model_tr_free(&m->trs);
 	m->patches = NULL;
 	m->fns = NULL;
 	m->fn_hash = NULL;

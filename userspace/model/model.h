@@ -31,17 +31,17 @@
  * the model (klp: sources/klp/source_klp.h; the kernel's builtin
  * livepatch: sources/livepatch/source_livepatch.h).
  */
-enum kt_core {
-	KT_CORE_KLP,
-	KT_CORE_LIVEPATCH,
-	KT_NR_CORES,
+enum model_core {
+	MODEL_CORE_KLP,
+	MODEL_CORE_LIVEPATCH,
+	MODEL_NR_CORES,
 };
 
-extern const char *const kt_core_names[KT_NR_CORES];
+extern const char *const model_core_names[MODEL_NR_CORES];
 
-struct kt_patch {
+struct model_patch {
 	char name[KLP_NAME_LEN];
-	enum kt_core core;
+	enum model_core core;
 	bool enabled;
 	bool seen;		/* found by the current resync */
 	/* from the state file only: "" or 0 until a resync saw them */
@@ -52,13 +52,13 @@ struct kt_patch {
 	char *json_name;	/* klptop --json: the name as a JSON string */
 };
 
-struct kt_fn;
+struct model_fn;
 
 /* One klp_func: one patch's replacement of one function. */
-struct kt_func {
+struct model_func {
 	unsigned int id;
-	struct kt_patch *patch;
-	struct kt_fn *fn;
+	struct model_patch *patch;
+	struct model_fn *fn;
 	unsigned long long hits_interval;
 	unsigned long long hits_total;
 	bool seen;
@@ -69,59 +69,59 @@ struct kt_func {
 };
 
 /* One patched function: its func_stack (winner first) and its counts. */
-struct kt_fn {
+struct model_fn {
 	char object[KLP_NAME_LEN];
 	char name[KLP_FUNC_LEN];
 	unsigned long long old_addr;
-	struct kt_func **stack;		/* winner first */
+	struct model_func **stack;		/* winner first */
 	unsigned int depth;
-	struct kt_func **funcs;		/* every known func of this function */
+	struct model_func **funcs;		/* every known func of this function */
 	unsigned int nr_funcs;
 	unsigned int cap;		/* of stack and of funcs */
 	unsigned long long hits_interval;
 	unsigned long long hits_total;
 	double rate;
 	char *json_head;	/* klptop --json: the row's unchanging start */
-	struct kt_fn *hnext;	/* next in its bucket of kt_model's fn_hash */
+	struct model_fn *hnext;	/* next in its bucket of model's fn_hash */
 };
 
-struct kt_model {
-	struct kt_patch **patches;
+struct model {
+	struct model_patch **patches;
 	size_t nr_patches;
-	struct kt_fn **fns;
+	struct model_fn **fns;
 	size_t nr_fns;
-	/* fns by object and name, for kt_fn_find(): a power of 2 buckets */
-	struct kt_fn **fn_hash;
+	/* fns by object and name, for model_fn_find(): a power of 2 buckets */
+	struct model_fn **fn_hash;
 	size_t fn_hash_size;
-	struct kt_func *by_id[KLP_MAX_HIT_KEYS];
+	struct model_func *by_id[KLP_MAX_HIT_KEYS];
 	const char *state_path;		/* NULL: KLP_STATE_PATH */
 	unsigned long long snap_seq;	/* events up to it are in the model */
 	bool need_resync;		/* only the state file can tell now */
 	bool quiet;			/* a failed resync says nothing */
-	struct kt_trset trs;		/* transitions in progress (transition.h) */
+	struct model_trset trs;		/* transitions in progress (transition.h) */
 	/* funcs freed so far: a pointer to a func kept since may be stale */
 	unsigned long long funcs_freed;
 };
 
-struct kt_patch *kt_patch_find(struct kt_model *m, const char *name,
-			       bool create);
-void kt_patch_free(struct kt_model *m, struct kt_patch *p);
-struct kt_fn *kt_fn_find(struct kt_model *m, const char *object,
-			 const char *name, bool create);
-struct kt_func *kt_func_bind(struct kt_model *m, struct kt_patch *p,
-			     struct kt_fn *fn, unsigned int id);
-int kt_stack_index(const struct kt_fn *fn, const struct kt_func *f);
-void kt_stack_push(struct kt_fn *fn, struct kt_func *f);
-void kt_stack_remove(struct kt_fn *fn, struct kt_func *f);
-void kt_model_unsee(struct kt_model *m, enum kt_core core);
-void kt_model_sweep(struct kt_model *m, enum kt_core core);
-void kt_stack_append(struct kt_fn *fn, struct kt_func *f);
-enum kt_core kt_fn_core(const struct kt_fn *fn);
-void kt_model_count(const struct kt_model *m, unsigned int *enabled,
-		    unsigned int *disabled, unsigned int *patched_fns);
-unsigned int kt_model_replaced(const struct kt_model *m);
-void kt_model_interval_start(struct kt_model *m);
-void kt_func_add_hits(struct kt_func *f, unsigned long long delta);
-void kt_model_free(struct kt_model *m);
+struct model_patch *model_patch_find(struct model *m, const char *name,
+				     bool create);
+void model_patch_free(struct model *m, struct model_patch *p);
+struct model_fn *model_fn_find(struct model *m, const char *object,
+			       const char *name, bool create);
+struct model_func *model_func_bind(struct model *m, struct model_patch *p,
+				   struct model_fn *fn, unsigned int id);
+int model_stack_index(const struct model_fn *fn, const struct model_func *f);
+void model_stack_push(struct model_fn *fn, struct model_func *f);
+void model_stack_remove(struct model_fn *fn, struct model_func *f);
+void model_unsee(struct model *m, enum model_core core);
+void model_sweep(struct model *m, enum model_core core);
+void model_stack_append(struct model_fn *fn, struct model_func *f);
+enum model_core model_fn_core(const struct model_fn *fn);
+void model_count(const struct model *m, unsigned int *enabled,
+		 unsigned int *disabled, unsigned int *patched_fns);
+unsigned int model_replaced(const struct model *m);
+void model_interval_start(struct model *m);
+void model_func_add_hits(struct model_func *f, unsigned long long delta);
+void model_free(struct model *m);
 
 #endif /* _KLP_MODEL_H */

@@ -13,7 +13,7 @@
  * what /proc can and cannot tell).
  *
  * Reasons are enum klp_block_reason (include/klp/uapi.h), plus
- * KT_BLOCK_UNKNOWN: a task the builtin has not switched whose stack holds
+ * MODEL_BLOCK_UNKNOWN: a task the builtin has not switched whose stack holds
  * none of the patch's functions (/proc cannot say whether its stack was
  * unreliable, or the next sweep will switch it).
  */
@@ -25,21 +25,21 @@
 #include <klp/uapi.h>
 #include "hindex.h"
 
-#define KT_NSEC_PER_SEC		1000000000ULL
-#define KT_BLOCK_UNKNOWN	0
-#define KT_TR_CORE_KLP		"klp"		/* kt_core_names[KT_CORE_KLP] */
-#define KT_TR_CORE_LIVEPATCH	"livepatch"	/* kt_core_names[KT_CORE_LIVEPATCH] */
+#define MODEL_NSEC_PER_SEC		1000000000ULL
+#define MODEL_BLOCK_UNKNOWN	0
+#define MODEL_TR_CORE_KLP		"klp"		/* model_core_names[MODEL_CORE_KLP] */
+#define MODEL_TR_CORE_LIVEPATCH	"livepatch"	/* model_core_names[MODEL_CORE_LIVEPATCH] */
 
 /* A task the last sweep could not switch. */
-struct kt_task {
+struct model_task {
 	int pid;
-	int reason;			/* enum klp_block_reason, or KT_BLOCK_UNKNOWN */
+	int reason;			/* enum klp_block_reason, or MODEL_BLOCK_UNKNOWN */
 	char comm[KLP_COMM_LEN];
 	char func[KLP_FUNC_LEN];	/* the function on its stack; "" if none known */
 };
 
-struct kt_tr {
-	const char *core;		/* KT_TR_CORE_KLP or KT_TR_CORE_LIVEPATCH */
+struct model_tr {
+	const char *core;		/* MODEL_TR_CORE_KLP or MODEL_TR_CORE_LIVEPATCH */
 	char patch[KLP_NAME_LEN];
 	int target;			/* 1 enabling, 0 disabling */
 	unsigned long long started_ns;	/* CLOCK_REALTIME */
@@ -48,28 +48,28 @@ struct kt_tr {
 	unsigned int pending;		/* tasks not switched yet */
 	unsigned int total;		/* of tasks */
 	unsigned int task_sweep;	/* the sweep the tasks are from */
-	struct kt_task *tasks;		/* the tasks that hold it back */
+	struct model_task *tasks;		/* the tasks that hold it back */
 	size_t nr_tasks;
 	size_t cap_tasks;		/* of tasks, allocated */
 	struct hindex task_index;	/* tasks' rows by pid (comm for pid 0) */
 	bool seen;			/* by the current scan of its source */
 };
 
-struct kt_trset {
-	struct kt_tr **trs;
+struct model_trset {
+	struct model_tr **trs;
 	size_t nr;
 };
 
-const char *kt_block_reason_name(int reason);
-const char *kt_tr_action_name(int action);
-struct kt_tr *kt_tr_find(struct kt_trset *s, const char *core,
-			 const char *patch, bool create);
-void kt_tr_drop(struct kt_trset *s, struct kt_tr *tr);
-void kt_tr_drop_core(struct kt_trset *s, const char *core);
-void kt_tr_add_task(struct kt_tr *tr, int pid, const char *comm,
-		    const char *func, int reason);
-void kt_tr_clear_tasks(struct kt_tr *tr);
-unsigned long long kt_tr_realtime_ns(void);
-void kt_tr_free(struct kt_trset *s);
+const char *model_block_reason_name(int reason);
+const char *model_tr_action_name(int action);
+struct model_tr *model_tr_find(struct model_trset *s, const char *core,
+			       const char *patch, bool create);
+void model_tr_drop(struct model_trset *s, struct model_tr *tr);
+void model_tr_drop_core(struct model_trset *s, const char *core);
+void model_tr_add_task(struct model_tr *tr, int pid, const char *comm,
+		       const char *func, int reason);
+void model_tr_clear_tasks(struct model_tr *tr);
+unsigned long long model_tr_realtime_ns(void);
+void model_tr_free(struct model_trset *s);
 
 #endif /* _KLP_TRANSITION_H */

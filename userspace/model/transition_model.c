@@ -17,10 +17,10 @@
 #include "transition.h"
 #include "transition_names.h"
 
-const char *kt_block_reason_name(int reason)
+const char *model_block_reason_name(int reason)
 {
 	static const char *const names[] = {
-		[KT_BLOCK_UNKNOWN] = "unknown",
+		[MODEL_BLOCK_UNKNOWN] = "unknown",
 		[KLP_BLOCK_RUNNING] = "running",
 		[KLP_BLOCK_UNRELIABLE] = "unreliable",
 		[KLP_BLOCK_ON_STACK] = "on_stack",
@@ -31,23 +31,23 @@ const char *kt_block_reason_name(int reason)
 }
 
 /* The action's name as klp:klp_transition prints it. */
-const char *kt_tr_action_name(int action)
+const char *model_tr_action_name(int action)
 {
 	return klp_tr_action_name(action);
 }
 
-unsigned long long kt_tr_realtime_ns(void)
+unsigned long long model_tr_realtime_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	return ts.tv_sec * KT_NSEC_PER_SEC + ts.tv_nsec;
+	return ts.tv_sec * MODEL_NSEC_PER_SEC + ts.tv_nsec;
 }
 
-struct kt_tr *kt_tr_find(struct kt_trset *s, const char *core,
-			 const char *patch, bool create)
+struct model_tr *model_tr_find(struct model_trset *s, const char *core,
+			       const char *patch, bool create)
 {
-	struct kt_tr *tr;
+	struct model_tr *tr;
 	size_t i;
 
 	for (i = 0; i < s->nr; i++)
@@ -56,15 +56,15 @@ struct kt_tr *kt_tr_find(struct kt_trset *s, const char *core,
 			return s->trs[i];
 	if (!create)
 		return NULL;
-	tr = memset(kt_realloc(NULL, 1, sizeof(*tr)), 0, sizeof(*tr));
+	tr = memset(xrealloc(NULL, 1, sizeof(*tr)), 0, sizeof(*tr));
 	tr->core = core;
-	kt_copy_name(tr->patch, sizeof(tr->patch), patch);
-	s->trs = kt_realloc(s->trs, s->nr + 1, sizeof(*s->trs));
+	copy_name(tr->patch, sizeof(tr->patch), patch);
+	s->trs = xrealloc(s->trs, s->nr + 1, sizeof(*s->trs));
 	s->trs[s->nr++] = tr;
 	return tr;
 }
 
-void kt_tr_drop(struct kt_trset *s, struct kt_tr *tr)
+void model_tr_drop(struct model_trset *s, struct model_tr *tr)
 {
 	size_t i;
 
@@ -93,7 +93,7 @@ static unsigned long long task_key(int pid, const char *comm)
 			    strnlen(comm, KLP_COMM_LEN - 1));
 }
 
-static bool same_task(const struct kt_task *t, int pid, const char *comm)
+static bool same_task(const struct model_task *t, int pid, const char *comm)
 {
 	return t->pid == pid &&
 	       (pid || !strncmp(t->comm, comm, KLP_COMM_LEN - 1));
@@ -105,12 +105,12 @@ static bool same_task(const struct kt_task *t, int pid, const char *comm)
  * 10^5 lookups of a few slots, not 10^10 comparisons; the array grows by
  * half again each time it is full.
  */
-void kt_tr_add_task(struct kt_tr *tr, int pid, const char *comm,
-		    const char *func, int reason)
+void model_tr_add_task(struct model_tr *tr, int pid, const char *comm,
+		       const char *func, int reason)
 {
 	unsigned long long key = task_key(pid, comm);
 	struct hindex_iter it;
-	struct kt_task *t = NULL;
+	struct model_task *t = NULL;
 	size_t i;
 
 	hindex_find(&tr->task_index, key, &it);
@@ -120,21 +120,21 @@ void kt_tr_add_task(struct kt_tr *tr, int pid, const char *comm,
 	if (!t) {
 		if (tr->nr_tasks == tr->cap_tasks) {
 			tr->cap_tasks += tr->cap_tasks / 2 + 16;
-			tr->tasks = kt_realloc(tr->tasks, tr->cap_tasks,
-					       sizeof(*tr->tasks));
+			tr->tasks = xrealloc(tr->tasks, tr->cap_tasks,
+					     sizeof(*tr->tasks));
 		}
 		if (hindex_add(&tr->task_index, key, tr->nr_tasks))
-			kt_oom();
+			die_oom();
 		t = &tr->tasks[tr->nr_tasks++];
 	}
 	t->pid = pid;
 	t->reason = reason;
-	kt_copy_name(t->comm, sizeof(t->comm), comm);
-	kt_copy_name(t->func, sizeof(t->func), func ? func : "");
+	copy_name(t->comm, sizeof(t->comm), comm);
+	copy_name(t->func, sizeof(t->func), func ? func : "");
 }
 
 /* No task holds it back (a new sweep's are to come); the room kept. */
-void kt_tr_clear_tasks(struct kt_tr *tr)
+void model_tr_clear_tasks(struct model_tr *tr)
 {
 	tr->nr_tasks = 0;
 	hindex_clear(&tr->task_index);
@@ -142,22 +142,22 @@ void kt_tr_clear_tasks(struct kt_tr *tr)
 
 /* Every transition of one core gone (its source read it whole again, or
  * the core went). */
-void kt_tr_drop_core(struct kt_trset *s, const char *core)
+void model_tr_drop_core(struct model_trset *s, const char *core)
 {
 	size_t i;
 
 	for (i = 0; i < s->nr; ) {
 		if (!strcmp(s->trs[i]->core, core))
-			kt_tr_drop(s, s->trs[i]);
+			model_tr_drop(s, s->trs[i]);
 		else
 			i++;
 	}
 }
 
-void kt_tr_free(struct kt_trset *s)
+void model_tr_free(struct model_trset *s)
 {
 	while (s->nr)
-		kt_tr_drop(s, s->trs[0]);
+		model_tr_drop(s, s->trs[0]);
 	free(s->trs);
 	s->trs = NULL;
 }

@@ -5,7 +5,7 @@
  * model, the counts of what was lost, close
  *
  * Opened, the source is attached to the klp:* tracepoints before the
- * model is read (kt_model_resync()): the state file's seq then says which
+ * model is read (klp_model_resync()): the state file's seq then says which
  * of the events to come the model already holds.  Between updates the
  * tool may consume the events as they come (klp_source_consume(), when
  * klp_source_events_fd() is readable), so the ring buffer never fills
@@ -19,17 +19,17 @@
  * buffer of events, its counters
  * @s:        zeroed, or closed
  * @on_event: called with each struct klp_transition_event consumed
- *            (kt_event_apply() moves the model with it)
+ *            (klp_event_apply() moves the model with it)
  * @ctx:      its first argument
  *
  * Return: 0, or -errno after saying why (@s is then closed).
  */
-int klp_source_open(struct klp_source *s, kt_event_fn on_event, void *ctx)
+int klp_source_open(struct klp_source *s, klp_event_fn on_event, void *ctx)
 {
-	int err = kt_bpf_attach(&s->bpf, on_event, ctx);
+	int err = klp_bpf_attach(&s->bpf, on_event, ctx);
 
 	if (!err)
-		err = kt_counters_init(&s->counters, s->bpf.hits, s->bpf.ncpus);
+		err = klp_counters_init(&s->counters, s->bpf.hits, s->bpf.ncpus);
 	if (err)
 		klp_source_close(s);
 	return err;
@@ -43,13 +43,13 @@ int klp_source_open(struct klp_source *s, kt_event_fn on_event, void *ctx)
  */
 int klp_source_consume(struct klp_source *s)
 {
-	return kt_bpf_consume(&s->bpf);
+	return klp_bpf_consume(&s->bpf);
 }
 
 /* Readable when events wait: then klp_source_consume(). */
 int klp_source_events_fd(const struct klp_source *s)
 {
-	return kt_bpf_events_fd(&s->bpf);
+	return klp_bpf_events_fd(&s->bpf);
 }
 
 /**
@@ -61,14 +61,14 @@ int klp_source_events_fd(const struct klp_source *s)
  *
  * Return: 0, or -errno after saying why.
  */
-int klp_source_update(struct klp_source *s, struct kt_model *m)
+int klp_source_update(struct klp_source *s, struct model *m)
 {
 	unsigned long long lost;
 	int err = klp_source_consume(s);
 
 	if (err)
 		return err;
-	lost = kt_bpf_lost_events(&s->bpf);
+	lost = klp_bpf_lost_events(&s->bpf);
 	if (lost != s->lost_events_seen) {
 		/* the ring buffer overflowed: only the state file knows now */
 		s->lost_events_seen = lost;
@@ -76,29 +76,29 @@ int klp_source_update(struct klp_source *s, struct kt_model *m)
 	}
 	/* the model current first: the counters name their ids from it */
 	if (m->need_resync) {
-		err = kt_model_resync(m);
+		err = klp_model_resync(m);
 		if (err)
 			return err;
 	}
-	return kt_counters_update(&s->counters, m);
+	return klp_counters_update(&s->counters, m);
 }
 
 /* What the BPF programs could not record: events (ring buffer full). */
 unsigned long long klp_source_lost_events(const struct klp_source *s)
 {
-	return kt_bpf_lost_events(&s->bpf);
+	return klp_bpf_lost_events(&s->bpf);
 }
 
 /* ... and calls (a func id or a CPU beyond the counters). */
 unsigned long long klp_source_lost_hits(const struct klp_source *s)
 {
-	return kt_bpf_lost_hits(&s->bpf);
+	return klp_bpf_lost_hits(&s->bpf);
 }
 
 /* Detach and free; the core can go from now on. */
 void klp_source_close(struct klp_source *s)
 {
-	kt_bpf_detach(&s->bpf);
-	kt_counters_free(&s->counters);
+	klp_bpf_detach(&s->bpf);
+	klp_counters_free(&s->counters);
 	memset(s, 0, sizeof(*s));
 }

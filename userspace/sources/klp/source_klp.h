@@ -33,19 +33,19 @@ struct klp_snapshot;
 
 /* --- the model read whole (source_klp_state.c) ---------------------------- */
 
-int kt_model_resync(struct kt_model *m);
+int klp_model_resync(struct model *m);
 
 /* --- the events (source_klp_events.c, source_klp_transitions.c) ----------- */
 
-void kt_event_apply(struct kt_model *m, struct kt_log *log,
-		    const struct klp_transition_event *e);
-void kt_tr_from_snapshot(struct kt_trset *s, const struct klp_snapshot *snap);
-int kt_tr_event(struct kt_trset *s, const struct klp_transition_event *e,
-		bool fresh);
+void klp_event_apply(struct model *m, struct model_log *log,
+		     const struct klp_transition_event *e);
+void klp_tr_from_snapshot(struct model_trset *s, const struct klp_snapshot *snap);
+int klp_tr_event(struct model_trset *s, const struct klp_transition_event *e,
+		 bool fresh);
 
 /* --- the counters (source_klp_counters.c) --------------------------------- */
 
-struct kt_counters {
+struct klp_counters {
 	const volatile unsigned long long *hits; /* the map, mapped: ncpus
 						  * slices of KLP_MAX_HIT_KEYS */
 	int ncpus;
@@ -55,10 +55,10 @@ struct kt_counters {
 	bool unknown_tried[KLP_MAX_HIT_KEYS];
 };
 
-int kt_counters_init(struct kt_counters *c,
-		     const volatile unsigned long long *hits, int ncpus);
-int kt_counters_update(struct kt_counters *c, struct kt_model *m);
-void kt_counters_free(struct kt_counters *c);
+int klp_counters_init(struct klp_counters *c,
+		      const volatile unsigned long long *hits, int ncpus);
+int klp_counters_update(struct klp_counters *c, struct model *m);
+void klp_counters_free(struct klp_counters *c);
 
 /* --- the BPF programs (source_klp_attach.c) ------------------------------ */
 
@@ -67,9 +67,9 @@ struct ring_buffer;
 enum libbpf_print_level;
 
 /* Called with each transition event; returns 0 (else consuming stops). */
-typedef int (*kt_event_fn)(void *ctx, void *data, size_t size);
+typedef int (*klp_event_fn)(void *ctx, void *data, size_t size);
 
-struct kt_bpf {
+struct klp_bpf {
 	struct klptop_bpf *skel;
 	struct ring_buffer *rb;
 	const volatile unsigned long long *hits; /* the hits map, mapped */
@@ -77,28 +77,28 @@ struct kt_bpf {
 	int ncpus;			/* its slices */
 };
 
-int kt_bpf_check_environment(void);
-int kt_bpf_attach(struct kt_bpf *b, kt_event_fn on_event, void *ctx);
-int kt_bpf_consume(struct kt_bpf *b);
-int kt_bpf_events_fd(const struct kt_bpf *b);
-unsigned long long kt_bpf_lost_events(const struct kt_bpf *b);
-unsigned long long kt_bpf_lost_hits(const struct kt_bpf *b);
-void kt_bpf_detach(struct kt_bpf *b);
-int kt_bpf_print_all(enum libbpf_print_level level, const char *format,
-		     va_list args);
+int klp_bpf_check_environment(void);
+int klp_bpf_attach(struct klp_bpf *b, klp_event_fn on_event, void *ctx);
+int klp_bpf_consume(struct klp_bpf *b);
+int klp_bpf_events_fd(const struct klp_bpf *b);
+unsigned long long klp_bpf_lost_events(const struct klp_bpf *b);
+unsigned long long klp_bpf_lost_hits(const struct klp_bpf *b);
+void klp_bpf_detach(struct klp_bpf *b);
+int klp_bpf_print_all(enum libbpf_print_level level, const char *format,
+		      va_list args);
 
 /* --- the source (source_klp.c) ------------------------------------------ */
 
 struct klp_source {
-	struct kt_bpf bpf;
-	struct kt_counters counters;
+	struct klp_bpf bpf;
+	struct klp_counters counters;
 	unsigned long long lost_events_seen;	/* by the last update */
 };
 
-int klp_source_open(struct klp_source *s, kt_event_fn on_event, void *ctx);
+int klp_source_open(struct klp_source *s, klp_event_fn on_event, void *ctx);
 int klp_source_consume(struct klp_source *s);
 int klp_source_events_fd(const struct klp_source *s);
-int klp_source_update(struct klp_source *s, struct kt_model *m);
+int klp_source_update(struct klp_source *s, struct model *m);
 unsigned long long klp_source_lost_events(const struct klp_source *s);
 unsigned long long klp_source_lost_hits(const struct klp_source *s);
 void klp_source_close(struct klp_source *s);

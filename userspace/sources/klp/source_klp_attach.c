@@ -23,12 +23,12 @@
 #define BTF_VMLINUX	"/sys/kernel/btf/vmlinux"
 
 /**
- * kt_bpf_check_environment() - say what is missing to attach, if anything
+ * klp_bpf_check_environment() - say what is missing to attach, if anything
  *
  * Returns 0 when the core is loaded and the kernel has BTF; after saying
  * which is missing, -ENOENT for the core, -EOPNOTSUPP for BTF.
  */
-int kt_bpf_check_environment(void)
+int klp_bpf_check_environment(void)
 {
 	if (access(KLP_SYSFS_ROOT, F_OK)) {
 		fprintf(stderr, "%s: the klp core is not loaded (%s missing): load it first, e.g. insmod core/klp.ko\n",
@@ -44,15 +44,15 @@ int kt_bpf_check_environment(void)
 }
 
 /**
- * kt_bpf_print_all() - libbpf's messages, its debug ones too (for -v)
+ * klp_bpf_print_all() - libbpf's messages, its debug ones too (for -v)
  * @level:  of the message
  * @format: printf's
  * @args:   printf's
  *
  * Returns what vfprintf() returns.
  */
-int kt_bpf_print_all(enum libbpf_print_level level, const char *format,
-		     va_list args)
+int klp_bpf_print_all(enum libbpf_print_level level, const char *format,
+		      va_list args)
 {
 	return vfprintf(stderr, format, args);
 }
@@ -98,7 +98,7 @@ static int attach_optional(struct bpf_program *prog, struct bpf_link **link)
 }
 
 /**
- * kt_bpf_attach() - load and attach the programs, open the ring buffer
+ * klp_bpf_attach() - load and attach the programs, open the ring buffer
  * @b:        zeroed, or detached
  * @on_event: called with each struct klp_transition_event consumed
  * @ctx:      its first argument
@@ -107,7 +107,7 @@ static int attach_optional(struct bpf_program *prog, struct bpf_link **link)
  *
  * Returns 0, or -errno after saying why (@b is then detached).
  */
-int kt_bpf_attach(struct kt_bpf *b, kt_event_fn on_event, void *ctx)
+int klp_bpf_attach(struct klp_bpf *b, klp_event_fn on_event, void *ctx)
 {
 	void *hits;
 	int err;
@@ -165,17 +165,17 @@ int kt_bpf_attach(struct kt_bpf *b, kt_event_fn on_event, void *ctx)
 	}
 	return 0;
 fail:
-	kt_bpf_detach(b);
+	klp_bpf_detach(b);
 	return err;
 }
 
 /**
- * kt_bpf_consume() - hand every event in the ring buffer to on_event
+ * klp_bpf_consume() - hand every event in the ring buffer to on_event
  * @b: attached
  *
  * Returns 0, or -errno after saying why.
  */
-int kt_bpf_consume(struct kt_bpf *b)
+int klp_bpf_consume(struct klp_bpf *b)
 {
 	int err = ring_buffer__consume(b->rb);
 
@@ -188,24 +188,24 @@ int kt_bpf_consume(struct kt_bpf *b)
 }
 
 /* The ring buffer's epoll fd: readable when events wait. */
-int kt_bpf_events_fd(const struct kt_bpf *b)
+int klp_bpf_events_fd(const struct klp_bpf *b)
 {
 	return ring_buffer__epoll_fd(b->rb);
 }
 
 /* What the programs could not record: events (ring buffer full), hits. */
-unsigned long long kt_bpf_lost_events(const struct kt_bpf *b)
+unsigned long long klp_bpf_lost_events(const struct klp_bpf *b)
 {
 	return __atomic_load_n(&b->skel->bss->lost_events, __ATOMIC_RELAXED);
 }
 
-unsigned long long kt_bpf_lost_hits(const struct kt_bpf *b)
+unsigned long long klp_bpf_lost_hits(const struct klp_bpf *b)
 {
 	return __atomic_load_n(&b->skel->bss->lost_hits, __ATOMIC_RELAXED);
 }
 
 /* Detach and free; the core can go from now on. */
-void kt_bpf_detach(struct kt_bpf *b)
+void klp_bpf_detach(struct klp_bpf *b)
 {
 	ring_buffer__free(b->rb);
 	if (b->hits)

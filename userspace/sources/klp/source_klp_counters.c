@@ -19,20 +19,20 @@
 #include "source_klp.h"
 
 /**
- * kt_counters_init() - get ready to read a hits map
+ * klp_counters_init() - get ready to read a hits map
  * @c:     the counters, zeroed
- * @hits:  the map, mapped (struct kt_bpf's)
+ * @hits:  the map, mapped (struct klp_bpf's)
  * @ncpus: its slices
  *
  * Returns 0.
  */
-int kt_counters_init(struct kt_counters *c,
-		     const volatile unsigned long long *hits, int ncpus)
+int klp_counters_init(struct klp_counters *c,
+		      const volatile unsigned long long *hits, int ncpus)
 {
 	c->hits = hits;
 	c->ncpus = ncpus;
 	/* untouched pages of these stay unallocated: ids are few and low */
-	c->now = kt_realloc(NULL, KLP_MAX_HIT_KEYS, sizeof(*c->now));
+	c->now = xrealloc(NULL, KLP_MAX_HIT_KEYS, sizeof(*c->now));
 	c->last = calloc(KLP_MAX_HIT_KEYS, sizeof(*c->last));
 	if (!c->last) {
 		fprintf(stderr, "%s: out of memory\n",
@@ -43,7 +43,7 @@ int kt_counters_init(struct kt_counters *c,
 }
 
 /* The highest func id the model knows. */
-static unsigned int max_id(const struct kt_model *m)
+static unsigned int max_id(const struct model *m)
 {
 	unsigned int hi = 0;
 	size_t i, j;
@@ -56,7 +56,7 @@ static unsigned int max_id(const struct kt_model *m)
 }
 
 /* Sum ids 1..hi over the CPUs' slices into c->now. */
-static void read_hits(struct kt_counters *c, unsigned int hi)
+static void read_hits(struct klp_counters *c, unsigned int hi)
 {
 	unsigned int id;
 	int cpu;
@@ -73,18 +73,18 @@ static void read_hits(struct kt_counters *c, unsigned int hi)
 }
 
 /* Each id's growth since the last read, to its func and function. */
-static void add_deltas(struct kt_counters *c, struct kt_model *m,
+static void add_deltas(struct klp_counters *c, struct model *m,
 		       unsigned int hi)
 {
 	unsigned long long delta;
-	struct kt_func *f;
+	struct model_func *f;
 	unsigned int id;
 
 	/*
 	 * klptop starts each interval itself, whichever sources are open;
 	 * klp-exporter still counts on this one when it reads klp's
 	 */
-	kt_model_interval_start(m);
+	model_interval_start(m);
 	c->interval_unknown = 0;
 
 	for (id = 1; id <= hi; id++) {
@@ -97,19 +97,19 @@ static void add_deltas(struct kt_counters *c, struct kt_model *m,
 			c->interval_unknown += delta;
 			continue;
 		}
-		kt_func_add_hits(f, delta);
+		model_func_add_hits(f, delta);
 	}
 }
 
 /**
- * kt_counters_update() - read every counter into the model
+ * klp_counters_update() - read every counter into the model
  * @c: the counters
  * @m: the model; read again from the state file first when it cannot
  *     name an id with hits (once per id) or an event left it unsure
  *
  * Returns 0, or -errno after saying why on stderr.
  */
-int kt_counters_update(struct kt_counters *c, struct kt_model *m)
+int klp_counters_update(struct klp_counters *c, struct model *m)
 {
 	unsigned int hi = max_id(m), id;
 	int err;
@@ -123,7 +123,7 @@ int kt_counters_update(struct kt_counters *c, struct kt_model *m)
 		}
 	}
 	if (m->need_resync) {
-		err = kt_model_resync(m);
+		err = klp_model_resync(m);
 		if (err)
 			return err;
 	}
@@ -131,7 +131,7 @@ int kt_counters_update(struct kt_counters *c, struct kt_model *m)
 	return 0;
 }
 
-void kt_counters_free(struct kt_counters *c)
+void klp_counters_free(struct klp_counters *c)
 {
 	free(c->now);
 	free(c->last);

@@ -19,7 +19,7 @@
 
 
 /* An object callback's name as klp:klp_callback prints it. */
-static const char *kt_callback_name(unsigned int which)
+static const char *klp_callback_name(unsigned int which)
 {
 	static const char *const names[] = {
 		[KLP_CB_PRE_PATCH] = "pre_patch",
@@ -33,40 +33,40 @@ static const char *kt_callback_name(unsigned int which)
 }
 
 /* Apply a push or pop and check the stack against what the event says. */
-static void apply_func_event(struct kt_model *m,
+static void apply_func_event(struct model *m,
 			     const struct klp_transition_event *e)
 {
-	struct kt_patch *p;
-	struct kt_fn *fn;
-	struct kt_func *f;
+	struct model_patch *p;
+	struct model_fn *fn;
+	struct model_func *f;
 
 	if (e->id >= KLP_MAX_HIT_KEYS)
 		return;
-	p = kt_patch_find(m, e->patch, false);
+	p = model_patch_find(m, e->patch, false);
 	if (!p) {
 		/* registered after the state file was read: learn the rest */
-		p = kt_patch_find(m, e->patch, true);
+		p = model_patch_find(m, e->patch, true);
 		m->need_resync = true;
 	}
-	fn = kt_fn_find(m, e->object, e->func, true);
-	f = kt_func_bind(m, p, fn, e->id);
+	fn = model_fn_find(m, e->object, e->func, true);
+	f = model_func_bind(m, p, fn, e->id);
 	if (e->old_addr)
 		fn->old_addr = e->old_addr;
 	if (e->type == KLP_EV_FUNC_PUSH)
-		kt_stack_push(fn, f);
+		model_stack_push(fn, f);
 	else
-		kt_stack_remove(fn, f);
+		model_stack_remove(fn, f);
 	if (fn->depth != e->depth ||
 	    (fn->depth ? fn->stack[0]->id : 0) != e->winner_id)
 		m->need_resync = true;
 }
 
 /* "patch P enabling: F now -> W (depth N)", after the push's cause */
-static void log_func_event(struct kt_log *log,
+static void log_func_event(struct model_log *log,
 			   const struct klp_transition_event *e)
 {
 	const char *winner = e->winner[0] ? e->winner : "original";
-	char why[KT_TEXT_LEN];
+	char why[MODEL_TEXT_LEN];
 
 	switch (e->cause) {
 	case KLP_CAUSE_ENABLE:
@@ -93,11 +93,11 @@ static void log_func_event(struct kt_log *log,
 			 e->type == KLP_EV_FUNC_PUSH ? "pushed" : "popped");
 		break;
 	}
-	kt_log_add(log, e, e->func, "patch %s %s: %s now -> %s (depth %u)",
-		   e->patch, why, e->func, winner, e->depth);
+	model_log_add(log, e, e->func, "patch %s %s: %s now -> %s (depth %u)",
+		      e->patch, why, e->func, winner, e->depth);
 }
 
-static void apply_patch_event(struct kt_model *m, struct kt_log *log,
+static void apply_patch_event(struct model *m, struct model_log *log,
 			      const struct klp_transition_event *e, bool fresh)
 {
 	static const char *const done[] = {
@@ -112,15 +112,15 @@ static void apply_patch_event(struct kt_model *m, struct kt_log *log,
 		[KLP_EV_PATCH_ENABLE] = "enable",
 		[KLP_EV_PATCH_DISABLE] = "disable",
 	};
-	struct kt_patch *p;
+	struct model_patch *p;
 
 	if (e->ret) {
-		kt_log_add(log, e, "", "patch %s %s failed: %s (%d)", e->patch,
-			   failed[e->type], strerror(-e->ret), e->ret);
+		model_log_add(log, e, "", "patch %s %s failed: %s (%d)", e->patch,
+			      failed[e->type], strerror(-e->ret), e->ret);
 		return;
 	}
 	if (fresh) {
-		p = kt_patch_find(m, e->patch, false);
+		p = model_patch_find(m, e->patch, false);
 		switch (e->type) {
 		case KLP_EV_PATCH_REGISTER:
 			/* the funcs and their ids are in the state file only */
@@ -128,11 +128,11 @@ static void apply_patch_event(struct kt_model *m, struct kt_log *log,
 			break;
 		case KLP_EV_PATCH_UNREGISTER:
 			if (p)
-				kt_patch_free(m, p);
+				model_patch_free(m, p);
 			break;
 		default:
 			if (!p) {
-				p = kt_patch_find(m, e->patch, true);
+				p = model_patch_find(m, e->patch, true);
 				m->need_resync = true;
 			}
 			p->enabled = e->type == KLP_EV_PATCH_ENABLE;
@@ -141,36 +141,36 @@ static void apply_patch_event(struct kt_model *m, struct kt_log *log,
 			break;
 		}
 	}
-	kt_log_add(log, e, "", "patch %s %s", e->patch, done[e->type]);
+	model_log_add(log, e, "", "patch %s %s", e->patch, done[e->type]);
 }
 
 /* A replace patch's enable disabled this patch. */
-static void apply_replaced_event(struct kt_model *m,
+static void apply_replaced_event(struct model *m,
 				 const struct klp_transition_event *e)
 {
-	struct kt_patch *p = kt_patch_find(m, e->patch, false);
+	struct model_patch *p = model_patch_find(m, e->patch, false);
 
 	if (!p) {
-		p = kt_patch_find(m, e->patch, true);
+		p = model_patch_find(m, e->patch, true);
 		m->need_resync = true;
 	}
 	p->enabled = false;
-	kt_copy_name(p->replaced_by, sizeof(p->replaced_by), e->winner);
+	copy_name(p->replaced_by, sizeof(p->replaced_by), e->winner);
 }
 
 /**
- * kt_event_apply() - apply one transition event of the core
+ * klp_event_apply() - apply one transition event of the core
  * @m:   the model; moved unless the event is already in it
  * @log: the transition log, which gains the event's line
  * @ev:  the event as the BPF program wrote it
  */
-void kt_event_apply(struct kt_model *m, struct kt_log *log,
-		    const struct klp_transition_event *ev)
+void klp_event_apply(struct model *m, struct model_log *log,
+		     const struct klp_transition_event *ev)
 {
 	struct klp_transition_event e = *ev;
 	bool fresh = e.seq > m->snap_seq;
 
-	kt_event_terminate(&e);
+	model_event_terminate(&e);
 
 	switch (e.type) {
 	case KLP_EV_FUNC_PUSH:
@@ -187,45 +187,45 @@ void kt_event_apply(struct kt_model *m, struct kt_log *log,
 		break;
 	case KLP_EV_OBJECT:
 		if (e.ret == KLP_OBJ_APPLIED)
-			kt_log_add(log, &e, "", "patch %s applied to module %s",
-				   e.patch, e.object);
+			model_log_add(log, &e, "", "patch %s applied to module %s",
+				      e.patch, e.object);
 		else if (e.ret == KLP_OBJ_REVERTED)
-			kt_log_add(log, &e, "", "patch %s reverted, module %s going",
-				   e.patch, e.object);
+			model_log_add(log, &e, "", "patch %s reverted, module %s going",
+				      e.patch, e.object);
 		else
-			kt_log_add(log, &e, "", "patch %s deferred: module %s not loaded",
-				   e.patch, e.object);
+			model_log_add(log, &e, "", "patch %s deferred: module %s not loaded",
+				      e.patch, e.object);
 		break;
 	case KLP_EV_PATCH_REPLACED:
 		if (fresh)
 			apply_replaced_event(m, &e);
-		kt_log_add(log, &e, "", "patch %s replaced by %s", e.patch,
-			   e.winner);
+		model_log_add(log, &e, "", "patch %s replaced by %s", e.patch,
+			      e.winner);
 		break;
 	case KLP_EV_CALLBACK:
 		if (e.ret)
-			kt_log_add(log, &e, "", "patch %s: %s callback of %s failed: %s (%d)",
-				   e.patch, kt_callback_name(e.id), e.object,
-				   strerror(-e.ret), e.ret);
+			model_log_add(log, &e, "", "patch %s: %s callback of %s failed: %s (%d)",
+				      e.patch, klp_callback_name(e.id), e.object,
+				      strerror(-e.ret), e.ret);
 		else
-			kt_log_add(log, &e, "", "patch %s: %s callback of %s",
-				   e.patch, kt_callback_name(e.id), e.object);
+			model_log_add(log, &e, "", "patch %s: %s callback of %s",
+				      e.patch, klp_callback_name(e.id), e.object);
 		break;
 	case KLP_EV_ENABLE_FAILED:
-		kt_log_add(log, &e, e.func, "patch %s failed on %s%s%s: %s (%d)",
-			   e.patch, e.object, e.func[0] ? ":" : "", e.func,
-			   strerror(-e.ret), e.ret);
+		model_log_add(log, &e, e.func, "patch %s failed on %s%s%s: %s (%d)",
+			      e.patch, e.object, e.func[0] ? ":" : "", e.func,
+			      strerror(-e.ret), e.ret);
 		break;
 	case KLP_EV_TRANSITION:
-		if (kt_tr_event(&m->trs, &e, fresh))
+		if (klp_tr_event(&m->trs, &e, fresh))
 			m->need_resync = true;
 		if (e.ret != KLP_TR_SWEEP)	/* the sweeps show in its line */
-			kt_log_add(log, &e, "", "patch %s %s: transition %s, %u of %u tasks pending",
-				   e.patch, e.depth ? "enabling" : "disabling",
-				   kt_tr_action_name(e.ret), e.pending, e.total);
+			model_log_add(log, &e, "", "patch %s %s: transition %s, %u of %u tasks pending",
+				      e.patch, e.depth ? "enabling" : "disabling",
+				      model_tr_action_name(e.ret), e.pending, e.total);
 		break;
 	case KLP_EV_TASK_BLOCKED:
-		if (kt_tr_event(&m->trs, &e, fresh))
+		if (klp_tr_event(&m->trs, &e, fresh))
 			m->need_resync = true;
 		break;
 	default:

@@ -6,7 +6,7 @@
  * At start, after lost events, and whenever an event does not agree with
  * the model (source_klp_events.c), the file says it all: the core writes
  * it under one hold of its mutex.  The builtin's part of the model is
- * left as it is (kt_model_unsee(), kt_model_sweep() of klp's core only).
+ * left as it is (model_unsee(), model_sweep() of klp's core only).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,7 +15,7 @@
 #include "source_klp.h"
 #include "snapshot.h"
 
-static void explain_snapshot_error(const struct kt_model *m, int err,
+static void explain_snapshot_error(const struct model *m, int err,
 				   const struct klp_snapshot *snap)
 {
 	const char *path = m->state_path ? m->state_path : KLP_STATE_PATH;
@@ -42,7 +42,7 @@ static void explain_snapshot_error(const struct kt_model *m, int err,
 }
 
 /**
- * kt_model_resync() - load the model from the core's state file
+ * klp_model_resync() - load the model from the core's state file
  * @m: the model (its state_path, or KLP_STATE_PATH)
  *
  * Funcs keep their counts; funcs and patches that are gone are dropped.
@@ -50,7 +50,7 @@ static void explain_snapshot_error(const struct kt_model *m, int err,
  * A file that the parser refuses (snapshot.h) leaves the model as it was.
  * Returns 0, or -errno after saying why on stderr (unless m->quiet).
  */
-int kt_model_resync(struct kt_model *m)
+int klp_model_resync(struct model *m)
 {
 	struct klp_snapshot snap;
 	size_t i;
@@ -62,41 +62,41 @@ int kt_model_resync(struct kt_model *m)
 			explain_snapshot_error(m, err, &snap);
 		return err;
 	}
-	kt_model_unsee(m, KT_CORE_KLP);
+	model_unsee(m, MODEL_CORE_KLP);
 	for (i = 0; i < snap.nr_patches; i++) {
 		const struct klp_snap_patch *sp = &snap.patches[i];
-		struct kt_patch *p = kt_patch_find(m, sp->name, true);
+		struct model_patch *p = model_patch_find(m, sp->name, true);
 
 		p->enabled = sp->enabled;
 		p->seen = true;
-		kt_copy_name(p->srcversion, sizeof(p->srcversion),
-			     sp->srcversion ?: "");
-		kt_copy_name(p->cve, sizeof(p->cve), sp->cve ?: "");
+		copy_name(p->srcversion, sizeof(p->srcversion),
+			  sp->srcversion ?: "");
+		copy_name(p->cve, sizeof(p->cve), sp->cve ?: "");
 		p->enabled_ns = sp->enabled_ns;
-		kt_copy_name(p->replaced_by, sizeof(p->replaced_by),
-			     sp->replaced_by ?: "");
+		copy_name(p->replaced_by, sizeof(p->replaced_by),
+			  sp->replaced_by ?: "");
 	}
 	/* sorted winner first: appending in order builds each stack */
 	for (i = 0; i < snap.nr_funcs; i++) {
 		const struct klp_snap_func *sf = &snap.funcs[i];
-		struct kt_fn *fn;
-		struct kt_func *f;
+		struct model_fn *fn;
+		struct model_func *f;
 
 		if (sf->id >= KLP_MAX_HIT_KEYS)
 			continue;
-		fn = kt_fn_find(m, sf->object, sf->func, true);
-		f = kt_func_bind(m, kt_patch_find(m, sf->patch, true), fn, sf->id);
+		fn = model_fn_find(m, sf->object, sf->func, true);
+		f = model_func_bind(m, model_patch_find(m, sf->patch, true), fn, sf->id);
 		f->seen = true;
 		if (sf->patched) {
-			kt_stack_append(fn, f);
+			model_stack_append(fn, f);
 			if (sf->old_addr)
 				fn->old_addr = sf->old_addr;
 		}
 	}
 	m->snap_seq = snap.seq;
-	kt_tr_from_snapshot(&m->trs, &snap);
+	klp_tr_from_snapshot(&m->trs, &snap);
 	klp_snapshot_free(&snap);
-	kt_model_sweep(m, KT_CORE_KLP);
+	model_sweep(m, MODEL_CORE_KLP);
 	m->need_resync = false;
 	return 0;
 }

@@ -16,28 +16,28 @@
 #include "snapshot.h"
 
 /**
- * kt_tr_from_snapshot() - klp's transition as its state file says
+ * klp_tr_from_snapshot() - klp's transition as its state file says
  * @s:    the transitions; klp's are replaced, the builtin's kept
  * @snap: the state file, parsed
  */
-void kt_tr_from_snapshot(struct kt_trset *s, const struct klp_snapshot *snap)
+void klp_tr_from_snapshot(struct model_trset *s, const struct klp_snapshot *snap)
 {
 	const struct klp_snap_transition *st = snap->transition;
-	struct kt_tr *tr;
+	struct model_tr *tr;
 	size_t i;
 
-	kt_tr_drop_core(s, KT_TR_CORE_KLP);
+	model_tr_drop_core(s, MODEL_TR_CORE_KLP);
 	if (!st)
 		return;
-	tr = kt_tr_find(s, KT_TR_CORE_KLP, st->patch, true);
+	tr = model_tr_find(s, MODEL_TR_CORE_KLP, st->patch, true);
 	tr->target = st->target;
 	tr->started_ns = st->started_ns;
 	tr->sweep = tr->task_sweep = st->sweep;
 	tr->pending = st->pending;
 	tr->total = st->total;
 	for (i = 0; i < st->nr_blocked; i++)
-		kt_tr_add_task(tr, st->blocked[i].pid, st->blocked[i].comm,
-			       st->blocked[i].func, st->blocked[i].reason);
+		model_tr_add_task(tr, st->blocked[i].pid, st->blocked[i].comm,
+				  st->blocked[i].func, st->blocked[i].reason);
 }
 
 /* CLOCK_REALTIME of an event stamped with bpf_ktime_get_ns() */
@@ -47,30 +47,30 @@ static unsigned long long event_realtime(unsigned long long mono_ns)
 	unsigned long long now;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = ts.tv_sec * KT_NSEC_PER_SEC + ts.tv_nsec;
-	return kt_tr_realtime_ns() - (now > mono_ns ? now - mono_ns : 0);
+	now = ts.tv_sec * MODEL_NSEC_PER_SEC + ts.tv_nsec;
+	return model_tr_realtime_ns() - (now > mono_ns ? now - mono_ns : 0);
 }
 
-static int transition_event(struct kt_trset *s,
+static int transition_event(struct model_trset *s,
 			    const struct klp_transition_event *e)
 {
-	struct kt_tr *tr;
+	struct model_tr *tr;
 
 	if (e->pending > e->total || e->depth > 1 || e->ret < KLP_TR_START ||
 	    e->ret > KLP_TR_FORCED)
 		return -EPROTO;
-	tr = kt_tr_find(s, KT_TR_CORE_KLP, e->patch, e->ret == KLP_TR_START);
+	tr = model_tr_find(s, MODEL_TR_CORE_KLP, e->patch, e->ret == KLP_TR_START);
 	if (!tr)
 		return -ENOENT;	/* one the model never saw start */
 	switch (e->ret) {
 	case KLP_TR_START:
 		tr->started_ns = event_realtime(e->ts_ns);
-		kt_tr_clear_tasks(tr);
+		model_tr_clear_tasks(tr);
 		tr->task_sweep = 0;
 		break;
 	case KLP_TR_COMPLETE:
 	case KLP_TR_FORCED:
-		kt_tr_drop(s, tr);
+		model_tr_drop(s, tr);
 		return 0;
 	default:
 		break;
@@ -83,14 +83,14 @@ static int transition_event(struct kt_trset *s,
 	tr->total = e->total;
 	/* a sweep that left nothing pending left no task blocked */
 	if (e->ret == KLP_TR_SWEEP && !e->pending)
-		kt_tr_clear_tasks(tr);
+		model_tr_clear_tasks(tr);
 	return 0;
 }
 
-static int blocked_event(struct kt_trset *s,
+static int blocked_event(struct model_trset *s,
 			 const struct klp_transition_event *e)
 {
-	struct kt_tr *tr = kt_tr_find(s, KT_TR_CORE_KLP, e->patch, false);
+	struct model_tr *tr = model_tr_find(s, MODEL_TR_CORE_KLP, e->patch, false);
 
 	if (e->ret < KLP_BLOCK_RUNNING || e->ret > KLP_BLOCK_ON_STACK)
 		return -EPROTO;
@@ -99,17 +99,17 @@ static int blocked_event(struct kt_trset *s,
 	if (e->id < tr->task_sweep)
 		return 0;	/* an older sweep's, come late */
 	if (e->id > tr->task_sweep) {
-		kt_tr_clear_tasks(tr);	/* the tasks of an older sweep */
+		model_tr_clear_tasks(tr);	/* the tasks of an older sweep */
 		tr->task_sweep = e->id;
 	}
-	kt_tr_add_task(tr, e->pid, e->comm, e->func, e->ret);
+	model_tr_add_task(tr, e->pid, e->comm, e->func, e->ret);
 	return 0;
 }
 
 /**
- * kt_tr_event() - one klp:klp_transition or klp:klp_task_blocked event
+ * klp_tr_event() - one klp:klp_transition or klp:klp_task_blocked event
  * @s:     the transitions
- * @e:     the event, its strings terminated (kt_event_terminate())
+ * @e:     the event, its strings terminated (model_event_terminate())
  * @fresh: newer than the state file the model was read from
  *
  * Returns 0; -ENOENT for a transition the model never saw start (events
@@ -117,8 +117,8 @@ static int blocked_event(struct kt_trset *s,
  * that contradicts itself (more tasks pending than there are, an action
  * or reason not in the contract): only the state file can tell then.
  */
-int kt_tr_event(struct kt_trset *s, const struct klp_transition_event *e,
-		bool fresh)
+int klp_tr_event(struct model_trset *s, const struct klp_transition_event *e,
+		 bool fresh)
 {
 	if (!fresh)
 		return 0;

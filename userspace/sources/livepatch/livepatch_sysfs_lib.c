@@ -65,11 +65,11 @@ int lp_sysfs_glance(struct lp_glance *g, const char *root)
 			continue;	/* freed meanwhile: its name is gone */
 		if (g->nr == g->cap) {
 			g->cap = g->cap ? 2 * g->cap : 8;
-			g->patches = kt_realloc(g->patches, g->cap,
-						sizeof(*g->patches));
+			g->patches = xrealloc(g->patches, g->cap,
+					      sizeof(*g->patches));
 		}
 		p = &g->patches[g->nr++];
-		kt_copy_name(p->name, sizeof(p->name), de->d_name);
+		copy_name(p->name, sizeof(p->name), de->d_name);
 		if (readat_line(fd, "enabled", p->enabled, sizeof(p->enabled)))
 			p->enabled[0] = '\0';
 		if (readat_line(fd, "transition", p->transition,

@@ -92,9 +92,9 @@ static void read_patch_funcs(int pdir, struct patch_funcs *pf)
 		while ((f = readdir(od))) {
 			if (!is_subdir(ofd, f))
 				continue;
-			pf->names = kt_realloc(pf->names, pf->nr + 1,
-					       sizeof(*pf->names));
-			kt_copy_name(pf->names[pf->nr], KLP_FUNC_LEN, f->d_name);
+			pf->names = xrealloc(pf->names, pf->nr + 1,
+					     sizeof(*pf->names));
+			copy_name(pf->names[pf->nr], KLP_FUNC_LEN, f->d_name);
 			pf->names[pf->nr][strcspn(pf->names[pf->nr], ",")] = '\0';
 			pf->nr++;
 		}
@@ -107,7 +107,7 @@ static void read_patch_funcs(int pdir, struct patch_funcs *pf)
  * A frame of /proc/.../stack, "[<0>] name+0x1/0x2 [module]", that the
  * transition changes: copied to func; true if found.
  */
-static bool frame_matches(char *line, const struct kt_tr *tr,
+static bool frame_matches(char *line, const struct model_tr *tr,
 			  const struct patch_funcs *pf, char *func)
 {
 	char *name = strstr(line, "] "), *mod = NULL, *end;
@@ -135,16 +135,16 @@ static bool frame_matches(char *line, const struct kt_tr *tr,
 	    strncmp(mod, tr->patch, end - mod))
 		return false;
 found:
-	kt_copy_name(func, KLP_FUNC_LEN, name);
+	copy_name(func, KLP_FUNC_LEN, name);
 	return true;
 }
 
 /* on_stack (func named), or unknown: the task's stack against the patch */
-static int stack_reason(int tdir, const struct kt_tr *tr,
+static int stack_reason(int tdir, const struct model_tr *tr,
 			const struct patch_funcs *pf, char *func)
 {
 	char line[512];
-	int reason = KT_BLOCK_UNKNOWN, fd;
+	int reason = MODEL_BLOCK_UNKNOWN, fd;
 	FILE *in;
 
 	fd = openat(tdir, "stack", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
@@ -164,11 +164,11 @@ static int stack_reason(int tdir, const struct kt_tr *tr,
 }
 
 /* One task not switched: why, from its stat and its stack. */
-static void add_blocked(struct kt_tr *tr, int tdir, int tid,
+static void add_blocked(struct model_tr *tr, int tdir, int tid,
 			const struct patch_funcs *pf)
 {
 	char stat[512], comm[KLP_COMM_LEN] = "", func[KLP_FUNC_LEN] = "";
-	int reason = KT_BLOCK_UNKNOWN;
+	int reason = MODEL_BLOCK_UNKNOWN;
 	char *lp = NULL, *rp = NULL;
 
 	/* "tid (comm) S ...": comm may hold ')' itself, the state follows the last */
@@ -178,17 +178,17 @@ static void add_blocked(struct kt_tr *tr, int tdir, int tid,
 	}
 	if (lp && rp > lp) {
 		*rp = '\0';
-		kt_copy_name(comm, sizeof(comm), lp + 1);
+		copy_name(comm, sizeof(comm), lp + 1);
 		if (rp[1] == ' ' && rp[2] == 'R')
 			reason = KLP_BLOCK_RUNNING;
 	}
 	if (reason != KLP_BLOCK_RUNNING)
 		reason = stack_reason(tdir, tr, pf, func);
-	kt_tr_add_task(tr, tid, comm, func, reason);
+	model_tr_add_task(tr, tid, comm, func, reason);
 }
 
 /* Every thread of process dir pdir: counted, and blocked if not switched. */
-static void scan_process(struct kt_tr *tr, int pdir,
+static void scan_process(struct model_tr *tr, int pdir,
 			 const struct patch_funcs *pf)
 {
 	int tasks, tdir, state;
@@ -220,7 +220,7 @@ static void scan_process(struct kt_tr *tr, int pdir,
 	closedir(td);
 }
 
-static void scan_tasks(struct kt_tr *tr, int pdir, const char *proc_root)
+static void scan_tasks(struct model_tr *tr, int pdir, const char *proc_root)
 {
 	struct patch_funcs pf = {};
 	struct dirent *d;
@@ -228,7 +228,7 @@ static void scan_tasks(struct kt_tr *tr, int pdir, const char *proc_root)
 	DIR *pd;
 
 	tr->total = tr->pending = 0;
-	kt_tr_clear_tasks(tr);
+	model_tr_clear_tasks(tr);
 	proc = open(proc_root ?: LP_PROC_ROOT,
 		    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	pd = proc >= 0 ? fdopendir(proc) : NULL;
@@ -252,18 +252,18 @@ static void scan_tasks(struct kt_tr *tr, int pdir, const char *proc_root)
 }
 
 /* A patch in transition (the glance says), to target: its tasks. */
-static void scan_patch(struct kt_trset *s, int root, const char *name,
+static void scan_patch(struct model_trset *s, int root, const char *name,
 		       int target, const char *proc_root)
 {
-	struct kt_tr *tr;
+	struct model_tr *tr;
 	int dir;
 
 	dir = openat(root, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dir < 0)
 		return;
-	tr = kt_tr_find(s, KT_TR_CORE_LIVEPATCH, name, true);
+	tr = model_tr_find(s, MODEL_TR_CORE_LIVEPATCH, name, true);
 	if (!tr->started_ns) {
-		tr->started_ns = kt_tr_realtime_ns();
+		tr->started_ns = model_tr_realtime_ns();
 		tr->start_seen = true;
 	}
 	tr->target = target;
@@ -273,13 +273,13 @@ static void scan_patch(struct kt_trset *s, int root, const char *name,
 }
 
 /**
- * kt_tr_builtin_scan() - the builtin livepatch's transitions, read again
+ * lp_tr_builtin_scan() - the builtin livepatch's transitions, read again
  * @s:         the transitions; the builtin's are replaced, klp's kept
  * @g:         the glance at its patches of this update: those it found in
  *             transition are (their tasks read from /proc)
  * @proc_root: /proc (NULL: LP_PROC_ROOT)
  */
-void kt_tr_builtin_scan(struct kt_trset *s, const struct lp_glance *g,
+void lp_tr_builtin_scan(struct model_trset *s, const struct lp_glance *g,
 			const char *proc_root)
 {
 	const struct lp_glance_patch *p;
@@ -299,9 +299,9 @@ void kt_tr_builtin_scan(struct kt_trset *s, const struct lp_glance *g,
 	if (root >= 0)
 		close(root);
 	for (i = 0; i < s->nr; ) {
-		if (!strcmp(s->trs[i]->core, KT_TR_CORE_LIVEPATCH) &&
+		if (!strcmp(s->trs[i]->core, MODEL_TR_CORE_LIVEPATCH) &&
 		    !s->trs[i]->seen)
-			kt_tr_drop(s, s->trs[i]);
+			model_tr_drop(s, s->trs[i]);
 		else
 			i++;
 	}

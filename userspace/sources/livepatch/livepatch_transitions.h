@@ -12,7 +12,7 @@
 
 #define LP_PROC_ROOT	"/proc"
 
-void kt_tr_builtin_scan(struct kt_trset *s, const struct lp_glance *g,
+void lp_tr_builtin_scan(struct model_trset *s, const struct lp_glance *g,
 			const char *proc_root);
 
 #endif /* _KLP_LIVEPATCH_TRANSITIONS_H */

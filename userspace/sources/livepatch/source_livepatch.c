@@ -21,8 +21,8 @@
  *  3. A kprobe on the new function of every func found on a stack, its
  *     counter slot as the cookie; each read adds a slot's growth to its
  *     func and function (doc/klptop.md: what this counts, and why).
- * The model gets this source's patches as core KT_CORE_LIVEPATCH; klp's
- * own are left alone (kt_model_unsee(), kt_model_sweep()).
+ * The model gets this source's patches as core MODEL_CORE_LIVEPATCH; klp's
+ * own are left alone (model_unsee(), model_sweep()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -325,13 +325,13 @@ static struct lp_probe *probe_add(struct lp_source *s,
 		;
 	if (slot == KLP_LP_MAX_KEYS)
 		return NULL;
-	pr = kt_realloc(NULL, 1, sizeof(*pr));
+	pr = xrealloc(NULL, 1, sizeof(*pr));
 	memset(pr, 0, sizeof(*pr));
 	pr->kfunc = r->func;
 	pr->new_func = r->new_func;
-	kt_copy_name(pr->patch, sizeof(pr->patch), r->patch);
-	kt_copy_name(pr->object, sizeof(pr->object), r->object);
-	kt_copy_name(pr->name, sizeof(pr->name), name);
+	copy_name(pr->patch, sizeof(pr->patch), r->patch);
+	copy_name(pr->object, sizeof(pr->object), r->object);
+	copy_name(pr->name, sizeof(pr->name), name);
 	pr->slot = slot;
 	s->slot_used[slot] = true;
 	/* the slot only grows (a probe before may have used it) */
@@ -344,28 +344,28 @@ static struct lp_probe *probe_add(struct lp_source *s,
 			r->new_func, strerror(errno));
 		pr->link = NULL;
 	}
-	s->probes = kt_realloc(s->probes, s->nr_probes + 1, sizeof(*s->probes));
+	s->probes = xrealloc(s->probes, s->nr_probes + 1, sizeof(*s->probes));
 	s->probes[s->nr_probes++] = pr;
 	return pr;
 }
 
 /* The model's func of a probe, or NULL when it is gone. */
-static struct kt_func *probe_func(struct kt_model *m, const struct lp_probe *pr)
+static struct model_func *probe_func(struct model *m, const struct lp_probe *pr)
 {
-	struct kt_fn *fn = kt_fn_find(m, pr->object, pr->name, false);
+	struct model_fn *fn = model_fn_find(m, pr->object, pr->name, false);
 	unsigned int i;
 
 	if (!fn)
 		return NULL;
 	for (i = 0; i < fn->nr_funcs; i++)
-		if (fn->funcs[i]->patch->core == KT_CORE_LIVEPATCH &&
+		if (fn->funcs[i]->patch->core == MODEL_CORE_LIVEPATCH &&
 		    !strcmp(fn->funcs[i]->patch->name, pr->patch))
 			return fn->funcs[i];
 	return NULL;
 }
 
 /* The walk's stacks into the model; the probes of new funcs attached. */
-static void apply_walk(struct lp_source *s, struct kt_model *m)
+static void apply_walk(struct lp_source *s, struct model *m)
 {
 	const struct klp_lp_rec *recs = s->skel->bss->recs;
 	unsigned int n = s->skel->bss->nr_recs, i;
@@ -376,28 +376,28 @@ static void apply_walk(struct lp_source *s, struct kt_model *m)
 		n = KLP_LP_MAX_RECS;
 	for (i = 0; i < n; i++) {
 		const struct klp_lp_rec *r = &recs[i];
-		struct kt_patch *p;
-		struct kt_func *f;
-		struct kt_fn *fn;
+		struct model_patch *p;
+		struct model_func *f;
+		struct model_fn *fn;
 		struct lp_probe *pr;
 
 		if (!r->patch[0] || !r->object[0] || !r->name[0])
 			continue;
 		lpw_func_name(name, sizeof(name), r->name);
-		p = kt_patch_find(m, r->patch, false);
+		p = model_patch_find(m, r->patch, false);
 		if (!p) {	/* enabled after the sysfs read: seen next time */
-			p = kt_patch_find(m, r->patch, true);
-			p->core = KT_CORE_LIVEPATCH;
+			p = model_patch_find(m, r->patch, true);
+			p->core = MODEL_CORE_LIVEPATCH;
 			p->enabled = true;
 			p->seen = true;
 		}
-		if (p->core != KT_CORE_LIVEPATCH)
+		if (p->core != MODEL_CORE_LIVEPATCH)
 			continue;
-		fn = kt_fn_find(m, r->object, name, true);
-		f = kt_func_bind(m, p, fn, 0);
+		fn = model_fn_find(m, r->object, name, true);
+		f = model_func_bind(m, p, fn, 0);
 		f->seen = true;
 		/* records come top first, ops after ops */
-		kt_stack_append(fn, f);
+		model_stack_append(fn, f);
 		fn->old_addr = r->old_func;
 		if (r->nop || !r->new_func)
 			continue;	/* runs the original: nothing to count */
@@ -418,7 +418,7 @@ static void apply_walk(struct lp_source *s, struct kt_model *m)
  * dropped (1000 lookups an interval cost more than the rest of an update
  * that reads only the counters).
  */
-static void count(struct lp_source *s, struct kt_model *m)
+static void count(struct lp_source *s, struct model *m)
 {
 	bool bind = m->funcs_freed != s->funcs_freed_seen;
 	size_t i;
@@ -426,7 +426,7 @@ static void count(struct lp_source *s, struct kt_model *m)
 	s->funcs_freed_seen = m->funcs_freed;
 	for (i = 0; i < s->nr_probes; ) {
 		struct lp_probe *pr = s->probes[i];
-		struct kt_func *f;
+		struct model_func *f;
 		unsigned long long now, delta;
 
 		if (bind)
@@ -443,7 +443,7 @@ static void count(struct lp_source *s, struct kt_model *m)
 		now = slot_sum(s, pr->slot);
 		delta = now - pr->last;
 		pr->last = now;
-		kt_func_add_hits(f, delta);
+		model_func_add_hits(f, delta);
 		i++;
 	}
 }
@@ -479,7 +479,7 @@ bool lp_source_check(struct lp_source *s)
  * transitions into the model
  * @s:   opened; without its BPF side (no builtin livepatch, or it could
  *       not be loaded), its transitions only
- * @m:   the model; its interval started (kt_model_interval_start()),
+ * @m:   the model; its interval started (model_interval_start()),
  *       after klp's counters were read
  * @log: gains a line per event of the builtin's patches, in order
  *
@@ -487,8 +487,8 @@ bool lp_source_check(struct lp_source *s)
  * times in a row on three updates running: the builtin's stacks would be
  * wrong, not just late).
  */
-int lp_source_update(struct lp_source *s, struct kt_model *m,
-		     struct kt_log *log)
+int lp_source_update(struct lp_source *s, struct model *m,
+		     struct model_log *log)
 {
 	struct lp_glance swap;
 	size_t i;
@@ -498,7 +498,7 @@ int lp_source_update(struct lp_source *s, struct kt_model *m,
 		lp_source_check(s);
 	s->checked = false;
 	/* its transitions, from the same glance (sysfs and /proc, no BPF) */
-	kt_tr_builtin_scan(&m->trs, &s->now, NULL);
+	lp_tr_builtin_scan(&m->trs, &s->now, NULL);
 	if (!s->present)
 		return 0;
 	s->log = log;
@@ -519,12 +519,12 @@ int lp_source_update(struct lp_source *s, struct kt_model *m,
 	if (err)
 		return err;
 	s->walk_failures = 0;
-	kt_model_unsee(m, KT_CORE_LIVEPATCH);
+	model_unsee(m, MODEL_CORE_LIVEPATCH);
 	lp_sysfs_read(m);
 	for (i = 0; i < s->nr_probes; i++)
 		s->probes[i]->seen = false;
 	apply_walk(s, m);
-	kt_model_sweep(m, KT_CORE_LIVEPATCH);
+	model_sweep(m, MODEL_CORE_LIVEPATCH);
 	count(s, m);
 	swap = s->last;
 	s->last = s->now;

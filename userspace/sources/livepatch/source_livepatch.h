@@ -8,7 +8,7 @@
  * (bpf/livepatch.bpf.c walks them through BPF CO-RE); the calls each
  * func's new function gets from a kprobe on it.  Nothing of klp needs to
  * be loaded for it.  The model's patches of this source have
- * core KT_CORE_LIVEPATCH and funcs with id 0 (klp's ids are the klp
+ * core MODEL_CORE_LIVEPATCH and funcs with id 0 (klp's ids are the klp
  * core's).
  */
 #ifndef _KLP_SOURCE_LIVEPATCH_H
@@ -41,7 +41,7 @@ struct lp_probe {
 	struct bpf_link *link;		/* NULL: could not attach (said) */
 	unsigned long long last;	/* the counter at the last read */
 	bool seen;			/* on a stack in the last walk */
-	struct kt_func *func;		/* its func in the model, as the last
+	struct model_func *func;		/* its func in the model, as the last
 					 * walk or lookup found it; NULL: gone */
 };
 
@@ -70,7 +70,7 @@ struct lp_source {
 	unsigned long long reads;	/* full reads so far (0: none yet) */
 	unsigned long long funcs_freed_seen;	/* the model's, at the last lookup */
 	struct ring_buffer *rb;		/* its events */
-	struct kt_log *log;		/* where they go (the update's) */
+	struct model_log *log;		/* where they go (the update's) */
 	unsigned int walk_failures;	/* walks in a row that did not end */
 	bool said_truncated;
 	int kprobe_type;			/* the kprobe PMU's perf type; 0: not read yet */
@@ -78,14 +78,14 @@ struct lp_source {
 
 int lp_source_open(struct lp_source *s);
 /* source_livepatch_sysfs.c */
-void lp_sysfs_read(struct kt_model *m);
+void lp_sysfs_read(struct model *m);
 bool lp_source_check(struct lp_source *s);
-int lp_source_update(struct lp_source *s, struct kt_model *m,
-		     struct kt_log *log);
+int lp_source_update(struct lp_source *s, struct model *m,
+		     struct model_log *log);
 unsigned long long lp_source_lost_hits(const struct lp_source *s);
 unsigned long long lp_source_lost_events(const struct lp_source *s);
 void lp_source_close(struct lp_source *s);
 /* source_livepatch_events.c */
-void lp_log_event(struct kt_log *log, const struct klp_transition_event *e);
+void lp_log_event(struct model_log *log, const struct klp_transition_event *e);
 
 #endif /* _KLP_SOURCE_LIVEPATCH_H */

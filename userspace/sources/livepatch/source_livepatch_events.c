@@ -15,7 +15,7 @@
  * @log: the transition log
  * @ev:  the event (seq 0: the builtin numbers nothing)
  */
-void lp_log_event(struct kt_log *log, const struct klp_transition_event *ev)
+void lp_log_event(struct model_log *log, const struct klp_transition_event *ev)
 {
 	static const char *const actions[] = {
 		[KLP_TR_START] = "started", [KLP_TR_SWEEP] = "swept",
@@ -25,18 +25,18 @@ void lp_log_event(struct kt_log *log, const struct klp_transition_event *ev)
 	struct klp_transition_event e = *ev;
 	const char *to = e.depth == 1 ? "enabling" : "disabling";
 
-	kt_event_terminate(&e);
+	model_event_terminate(&e);
 	if (e.type == KLP_EV_TRANSITION && e.ret > 0 &&
 	    (size_t)e.ret < ARRAY_SIZE(actions) && actions[e.ret])
-		kt_log_add(log, &e, "", "patch %s (livepatch) %s: transition %s",
-			   e.patch, to, actions[e.ret]);
+		model_log_add(log, &e, "", "patch %s (livepatch) %s: transition %s",
+			      e.patch, to, actions[e.ret]);
 	else if (e.type == KLP_EV_PATCH_ENABLE && e.ret)
-		kt_log_add(log, &e, "", "patch %s (livepatch) enable failed: %s (%d)",
-			   e.patch, strerror(-e.ret), e.ret);
+		model_log_add(log, &e, "", "patch %s (livepatch) enable failed: %s (%d)",
+			      e.patch, strerror(-e.ret), e.ret);
 	else if (e.type == KLP_EV_PATCH_ENABLE || e.type == KLP_EV_PATCH_DISABLE)
-		kt_log_add(log, &e, "", "patch %s (livepatch) %s", e.patch,
-			   e.type == KLP_EV_PATCH_ENABLE ? "enabled" : "disabled");
+		model_log_add(log, &e, "", "patch %s (livepatch) %s", e.patch,
+			      e.type == KLP_EV_PATCH_ENABLE ? "enabled" : "disabled");
 	else
 		return;
-	log->ring[(log->n - 1) % KT_LOG_LEN].cause = e.cause;
+	log->ring[(log->n - 1) % MODEL_LOG_LEN].cause = e.cause;
 }

@@ -29,7 +29,7 @@ static int read_bool_at(int dirfd, const char *name)
 }
 
 /* Every func of one object of patch p into the model. */
-static void read_object(struct kt_model *m, struct kt_patch *p, int objfd,
+static void read_object(struct model *m, struct model_patch *p, int objfd,
 			const char *object)
 {
 	char name[KLP_FUNC_LEN];
@@ -43,13 +43,13 @@ static void read_object(struct kt_model *m, struct kt_patch *p, int objfd,
 		return;
 	}
 	while ((de = readdir(d))) {
-		struct kt_func *f;
+		struct model_func *f;
 
 		if (de->d_type != DT_DIR || de->d_name[0] == '.' ||
 		    !strchr(de->d_name, ','))
 			continue;
 		lpw_func_name(name, sizeof(name), de->d_name);
-		f = kt_func_bind(m, p, kt_fn_find(m, object, name, true), 0);
+		f = model_func_bind(m, p, model_fn_find(m, object, name, true), 0);
 		f->seen = true;
 		f->obj_patched = patched;
 	}
@@ -57,7 +57,7 @@ static void read_object(struct kt_model *m, struct kt_patch *p, int objfd,
 }
 
 /* srcversion of the patch's module, once. */
-static void read_srcversion(struct kt_patch *p)
+static void read_srcversion(struct model_patch *p)
 {
 	char path[KLP_NAME_LEN + 32];
 	int fd;
@@ -74,9 +74,9 @@ static void read_srcversion(struct kt_patch *p)
 	close(fd);
 }
 
-static void read_patch(struct kt_model *m, int rootfd, const char *name)
+static void read_patch(struct model *m, int rootfd, const char *name)
 {
-	struct kt_patch *p;
+	struct model_patch *p;
 	struct dirent *de;
 	int fd, enabled;
 	DIR *d;
@@ -89,8 +89,8 @@ static void read_patch(struct kt_model *m, int rootfd, const char *name)
 		close(fd);
 		return;
 	}
-	p = kt_patch_find(m, name, true);
-	p->core = KT_CORE_LIVEPATCH;
+	p = model_patch_find(m, name, true);
+	p->core = MODEL_CORE_LIVEPATCH;
 	p->enabled = enabled;
 	p->seen = true;
 	read_srcversion(p);
@@ -114,9 +114,9 @@ static void read_patch(struct kt_model *m, int rootfd, const char *name)
 
 /**
  * lp_sysfs_read() - every builtin patch, object and func into the model
- * @m: the model: each marked seen, with its core KT_CORE_LIVEPATCH
+ * @m: the model: each marked seen, with its core MODEL_CORE_LIVEPATCH
  */
-void lp_sysfs_read(struct kt_model *m)
+void lp_sysfs_read(struct model *m)
 {
 	struct dirent *de;
 	DIR *d = opendir(LP_SYSFS_ROOT);

@@ -30,7 +30,7 @@
 #include "source_klp.h"
 #include "source_livepatch.h"
 
-#define EX_RETRY_NS	(KT_NSEC_PER_SEC)	/* look for the core again */
+#define EX_RETRY_NS	(MODEL_NSEC_PER_SEC)	/* look for the core again */
 
 struct klp_exporter {
 	struct ex_options opt;
@@ -39,14 +39,14 @@ struct klp_exporter {
 	bool up;			/* the core there and its state read */
 	bool seen_absent;		/* the core was seen absent once */
 	struct klp_source klp;		/* the klp core */
-	struct kt_model model;
-	struct kt_log log;		/* the event applier's; not shown */
+	struct model model;
+	struct model_log log;		/* the event applier's; not shown */
 	struct lp_source lp;		/* the kernel's builtin livepatch */
 	bool lp_tried;
 	bool lp_read;			/* its state read once: changes count */
 	/* each source's lost counts at the last look (klp's: this attachment) */
-	unsigned long long lost_events_seen[KT_NR_CORES];
-	unsigned long long lost_hits_seen[KT_NR_CORES];
+	unsigned long long lost_events_seen[MODEL_NR_CORES];
+	unsigned long long lost_hits_seen[MODEL_NR_CORES];
 	unsigned long long last_try_ns;
 	int last_err;			/* of the last attach; said once */
 	libbpf_print_fn_t libbpf_print;	/* libbpf's messages, when said */
@@ -73,7 +73,7 @@ static unsigned long long now_ns(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * KT_NSEC_PER_SEC + ts.tv_nsec;
+	return ts.tv_sec * MODEL_NSEC_PER_SEC + ts.tv_nsec;
 }
 
 /* --- the core coming and going ------------------------------------------ */
@@ -87,17 +87,17 @@ static int on_event(void *ctx, void *data, size_t size)
 	if (size < sizeof(e))
 		return 0;
 	memcpy(&e, data, sizeof(e));
-	kt_event_terminate(&e);
+	model_event_terminate(&e);
 	/*
 	 * The func of an unregistered patch leaves the model: the calls it
 	 * took are read before, while it can still be named.
 	 */
 	if (e.type == KLP_EV_PATCH_UNREGISTER && !e.ret &&
-	    !kt_counters_update(&x->klp.counters, &x->model))
+	    !klp_counters_update(&x->klp.counters, &x->model))
 		ex_count_redirects(&x->totals, &x->model,
 				   x->klp.counters.interval_unknown);
 	ex_count_event(&x->totals, &x->model, &e);
-	kt_event_apply(&x->model, &x->log, &e);
+	klp_event_apply(&x->model, &x->log, &e);
 	/* the enable's time is in the state file only */
 	if (e.type == KLP_EV_PATCH_ENABLE && !e.ret && e.seq > x->model.snap_seq)
 		x->model.need_resync = true;
@@ -111,9 +111,9 @@ static int on_event(void *ctx, void *data, size_t size)
  */
 static void core_gone(struct klp_exporter *x)
 {
-	kt_model_unsee(&x->model, KT_CORE_KLP);
-	kt_model_sweep(&x->model, KT_CORE_KLP);
-	kt_tr_drop_core(&x->model.trs, KT_TR_CORE_KLP);
+	model_unsee(&x->model, MODEL_CORE_KLP);
+	model_sweep(&x->model, MODEL_CORE_KLP);
+	model_tr_drop_core(&x->model.trs, MODEL_TR_CORE_KLP);
 	x->model.snap_seq = 0;
 	x->model.need_resync = false;
 	/* the next core gives its ids to other funcs */
@@ -128,7 +128,7 @@ static void core_gone(struct klp_exporter *x)
 static void detach(struct klp_exporter *x)
 {
 	klp_source_close(&x->klp);
-	kt_model_free(&x->model);
+	model_free(&x->model);
 	memset(&x->model, 0, sizeof(x->model));
 	x->attached = false;
 	x->up = false;
@@ -146,7 +146,7 @@ static int attach(struct klp_exporter *x)
 
 	/* a failure is said once, not again every second */
 	if (!x->last_err) {
-		err = kt_bpf_check_environment();
+		err = klp_bpf_check_environment();
 		if (err)
 			return err;
 	}
@@ -158,8 +158,8 @@ static int attach(struct klp_exporter *x)
 		return err;
 	}
 	x->attached = true;
-	x->lost_events_seen[KT_CORE_KLP] = 0;
-	x->lost_hits_seen[KT_CORE_KLP] = 0;
+	x->lost_events_seen[MODEL_CORE_KLP] = 0;
+	x->lost_hits_seen[MODEL_CORE_KLP] = 0;
 	if (x->started)		/* at start, the startup line says it */
 		fprintf(stderr, "%s: attached to the klp core\n",
 			program_invocation_short_name);
@@ -171,7 +171,7 @@ static int resync(struct klp_exporter *x)
 {
 	struct ex_winner *before;
 	size_t nr = ex_winners_save(&x->model, &before);
-	int err = kt_model_resync(&x->model);
+	int err = klp_model_resync(&x->model);
 
 	if (err) {
 		free(before);
@@ -200,7 +200,7 @@ static int core_up(struct klp_exporter *x)
 		err = attach(x);
 	x->model.quiet = x->last_err;
 	if (!err)
-		err = x->seen_absent ? resync(x) : kt_model_resync(&x->model);
+		err = x->seen_absent ? resync(x) : klp_model_resync(&x->model);
 	x->model.quiet = false;
 	if (err)
 		return err;
@@ -231,7 +231,7 @@ static void core_try(struct klp_exporter *x)
  * grew by since the last look added to the core's totals; true if events
  * were lost.
  */
-static bool take_losses(struct klp_exporter *x, enum kt_core core,
+static bool take_losses(struct klp_exporter *x, enum model_core core,
 			unsigned long long ev, unsigned long long hits)
 {
 	bool lost = ev != x->lost_events_seen[core];
@@ -244,7 +244,7 @@ static bool take_losses(struct klp_exporter *x, enum kt_core core,
 }
 
 /* Every func's and function's calls of this interval back to 0. */
-static void zero_intervals(struct kt_model *m)
+static void zero_intervals(struct model *m)
 {
 	size_t i, j;
 
@@ -269,12 +269,12 @@ static int update_core(struct klp_exporter *x)
 	if (!x->attached)
 		return 1;
 	err = klp_source_consume(&x->klp);
-	if (take_losses(x, KT_CORE_KLP, klp_source_lost_events(&x->klp),
+	if (take_losses(x, MODEL_CORE_KLP, klp_source_lost_events(&x->klp),
 			klp_source_lost_hits(&x->klp)))
 		x->model.need_resync = true;
 	if (x->up && access(KLP_SYSFS_ROOT, F_OK)) {
 		/* the last calls counted are the old core's funcs' */
-		if (!kt_counters_update(&x->klp.counters, &x->model))
+		if (!klp_counters_update(&x->klp.counters, &x->model))
 			ex_count_redirects(&x->totals, &x->model,
 					   x->klp.counters.interval_unknown);
 		core_gone(x);
@@ -284,7 +284,7 @@ static int update_core(struct klp_exporter *x)
 	if (!err && x->model.need_resync)
 		err = resync(x);
 	if (!err)
-		err = kt_counters_update(&x->klp.counters, &x->model);
+		err = klp_counters_update(&x->klp.counters, &x->model);
 	if (err)
 		x->totals.errors++;
 	return err;
@@ -310,7 +310,7 @@ static int update_builtin(struct klp_exporter *x)
 	if (!x->lp.present)
 		return lp_source_update(&x->lp, &x->model, &x->log);
 	/* its events only make lines of a log; its state is read whole */
-	take_losses(x, KT_CORE_LIVEPATCH, lp_source_lost_events(&x->lp),
+	take_losses(x, MODEL_CORE_LIVEPATCH, lp_source_lost_events(&x->lp),
 		    lp_source_lost_hits(&x->lp));
 	if (!lp_source_check(&x->lp)) {	/* no winner can have changed */
 		err = lp_source_update(&x->lp, &x->model, &x->log);
@@ -389,7 +389,7 @@ static int write_textfile(struct klp_exporter *x)
 	int err;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	x->self.written_ns = ts.tv_sec * KT_NSEC_PER_SEC + ts.tv_nsec;
+	x->self.written_ns = ts.tv_sec * MODEL_NSEC_PER_SEC + ts.tv_nsec;
 	x->text.len = 0;
 	render(x, EX_TEXT, &x->text, false);
 	err = ex_textfile_write(x->opt.textfile, x->text.s ? x->text.s : "",
@@ -459,7 +459,7 @@ static void say_started(struct klp_exporter *x)
 
 static int run(struct klp_exporter *x)
 {
-	unsigned long long step = x->opt.interval * KT_NSEC_PER_SEC;
+	unsigned long long step = x->opt.interval * MODEL_NSEC_PER_SEC;
 	unsigned long long next = now_ns() + step;	/* main() wrote once */
 
 	while (!exiting) {
@@ -508,7 +508,7 @@ int main(int argc, char **argv)
 	struct klp_exporter *x;
 	int err = 0;
 
-	x = kt_realloc(NULL, 1, sizeof(*x));
+	x = xrealloc(NULL, 1, sizeof(*x));
 	memset(x, 0, sizeof(*x));
 	ex_options_parse(&x->opt, argc, argv);
 	x->self.version = x->opt.version;
@@ -517,7 +517,7 @@ int main(int argc, char **argv)
 	x->self.interval = x->opt.interval;
 	x->libbpf_print = libbpf_set_print(NULL);
 	if (x->opt.verbose)
-		x->libbpf_print = kt_bpf_print_all;
+		x->libbpf_print = klp_bpf_print_all;
 	libbpf_set_print(x->libbpf_print);
 	signal(SIGPIPE, SIG_IGN);
 

@@ -80,9 +80,9 @@ struct ex_totals {
 	struct ex_family transitions;	  /* patch, event */
 	struct ex_family enable_failures; /* patch */
 	unsigned long long unattributed;  /* redirects to ids nobody named */
-	/* by core (enum kt_core), over every attachment */
-	unsigned long long lost_events[KT_NR_CORES];
-	unsigned long long lost_hits[KT_NR_CORES];
+	/* by core (enum model_core), over every attachment */
+	unsigned long long lost_events[MODEL_NR_CORES];
+	unsigned long long lost_hits[MODEL_NR_CORES];
 	unsigned long long errors;	  /* updates that could not read */
 	unsigned long long attaches;	  /* times the core was found */
 	unsigned long long lp_reads;	  /* the builtin's state read whole */
@@ -91,15 +91,15 @@ struct ex_totals {
 /* What one update made of the core, for the render. */
 struct ex_view {
 	bool up;			/* the klp core attached, its part current */
-	const struct kt_model *model;
+	const struct model *model;
 	const struct ex_totals *totals;
 };
 
 /* --- the totals that only grow (klp-exporter_counters.c) ------------------ */
 
-void ex_count_event(struct ex_totals *t, const struct kt_model *m,
+void ex_count_event(struct ex_totals *t, const struct model *m,
 		    const struct klp_transition_event *e);
-void ex_count_redirects(struct ex_totals *t, struct kt_model *m,
+void ex_count_redirects(struct ex_totals *t, struct model *m,
 			unsigned long long unattributed);
 /* A function's winner: its top func's id (0 for none or a builtin's) and patch */
 struct ex_winner {
@@ -107,15 +107,15 @@ struct ex_winner {
 	char name[KLP_FUNC_LEN];
 	char patch[KLP_NAME_LEN];	/* "" for none */
 	unsigned int id;
-	enum kt_core core;
+	enum model_core core;
 };
 
-size_t ex_winners_save(const struct kt_model *m, struct ex_winner **w);
-void ex_count_winner_changes(struct ex_totals *t, const struct kt_model *m,
+size_t ex_winners_save(const struct model *m, struct ex_winner **w);
+void ex_count_winner_changes(struct ex_totals *t, const struct model *m,
 			     struct ex_winner *before, size_t nr);
 void ex_family_render(struct strbuf *b, enum ex_format fmt, const char *name,
 		      const char *help, const struct ex_family *f);
-void ex_totals_prune(struct ex_totals *t, struct kt_model *m,
+void ex_totals_prune(struct ex_totals *t, struct model *m,
 		     unsigned long long now);
 void ex_totals_free(struct ex_totals *t);
 
@@ -123,7 +123,7 @@ void ex_totals_free(struct ex_totals *t);
 
 void ex_render(struct strbuf *b, enum ex_format fmt, const struct ex_view *v);
 void ex_render_transitions(struct strbuf *b, enum ex_format fmt,
-			   const struct kt_model *m);
+			   const struct model *m);
 void ex_header(struct strbuf *b, enum ex_format fmt, const char *name,
 	       const char *type, const char *help);
 void ex_put_labels(struct strbuf *b, ...);

@@ -22,7 +22,7 @@
 #include <string.h>
 #include "klp-exporter.h"
 
-#define EX_GONE_NS	(600 * KT_NSEC_PER_SEC)
+#define EX_GONE_NS	(600 * MODEL_NSEC_PER_SEC)
 
 /*
  * A counter, and the subject of its labels it lives as long as: a func
@@ -48,7 +48,7 @@ static char *dup_or_null(const char *s)
 
 	if (!s)
 		return NULL;
-	d = kt_realloc(NULL, strlen(s) + 1, 1);
+	d = xrealloc(NULL, strlen(s) + 1, 1);
 	return strcpy(d, s);
 }
 
@@ -66,7 +66,7 @@ static struct ex_count *family_add(struct ex_family *f, struct strbuf *key,
 
 	slot = tfind(&probe, &f->root, cmp_count);
 	if (!slot) {
-		c = kt_realloc(NULL, 1, sizeof(*c));
+		c = xrealloc(NULL, 1, sizeof(*c));
 		memset(c, 0, sizeof(*c));
 		c->labels = key->s;
 		c->object = dup_or_null(object);
@@ -86,25 +86,25 @@ static struct ex_count *family_add(struct ex_family *f, struct strbuf *key,
 	return *slot;
 }
 
-static unsigned int top_id(const struct kt_fn *fn)
+static unsigned int top_id(const struct model_fn *fn)
 {
 	return fn && fn->depth ? fn->stack[0]->id : 0;
 }
 
 /* The name of a function's winning patch; "" for none. */
-static const char *top_patch(const struct kt_fn *fn)
+static const char *top_patch(const struct model_fn *fn)
 {
 	return fn && fn->depth ? fn->stack[0]->patch->name : "";
 }
 
 /* The label set of a function's winner changes, counted once more. */
 static void winner_changed(struct ex_totals *t, const char *object,
-			   const char *name, enum kt_core core)
+			   const char *name, enum model_core core)
 {
 	struct strbuf key = {};
 
 	ex_put_labels(&key, "object", object, "function", name, "core",
-		      kt_core_names[core], NULL);
+		      model_core_names[core], NULL);
 	family_add(&t->winner_changes, &key, 1, object, name, NULL);
 }
 
@@ -119,17 +119,17 @@ static void winner_changed(struct ex_totals *t, const char *object,
  * top func in klp_func_winner_changes_total, unless the model's state
  * file already had it (what the model shows is then after the event).
  */
-void ex_count_event(struct ex_totals *t, const struct kt_model *m,
+void ex_count_event(struct ex_totals *t, const struct model *m,
 		    const struct klp_transition_event *e)
 {
 	struct strbuf key = {};
-	const struct kt_fn *fn;
+	const struct model_fn *fn;
 	unsigned int after;
 
-	if (!strcmp(kt_event_name(e->type), "unknown"))
+	if (!strcmp(model_event_name(e->type), "unknown"))
 		return;
-	ex_put_labels(&key, "patch", e->patch, "event", kt_event_name(e->type),
-		   NULL);
+	ex_put_labels(&key, "patch", e->patch, "event",
+		      model_event_name(e->type), NULL);
 	family_add(&t->transitions, &key, 1, NULL, NULL, e->patch);
 	if (e->type == KLP_EV_PATCH_ENABLE && e->ret) {
 		ex_put_labels(&key, "patch", e->patch, NULL);
@@ -138,10 +138,10 @@ void ex_count_event(struct ex_totals *t, const struct kt_model *m,
 	if ((e->type != KLP_EV_FUNC_PUSH && e->type != KLP_EV_FUNC_POP) ||
 	    e->seq <= m->snap_seq)
 		return;
-	fn = kt_fn_find((struct kt_model *)m, e->object, e->func, false);
+	fn = model_fn_find((struct model *)m, e->object, e->func, false);
 	after = e->depth ? e->winner_id : 0;
 	if (top_id(fn) != after)
-		winner_changed(t, e->object, e->func, KT_CORE_KLP);
+		winner_changed(t, e->object, e->func, MODEL_CORE_KLP);
 }
 
 /**
@@ -151,20 +151,20 @@ void ex_count_event(struct ex_totals *t, const struct kt_model *m,
  *
  * Returns the number of functions saved.
  */
-size_t ex_winners_save(const struct kt_model *m, struct ex_winner **w)
+size_t ex_winners_save(const struct model *m, struct ex_winner **w)
 {
 	size_t i;
 
-	*w = kt_realloc(NULL, m->nr_fns, sizeof(**w));
+	*w = xrealloc(NULL, m->nr_fns, sizeof(**w));
 	for (i = 0; i < m->nr_fns; i++) {
-		kt_copy_name((*w)[i].object, sizeof((*w)[i].object),
-			     m->fns[i]->object);
-		kt_copy_name((*w)[i].name, sizeof((*w)[i].name),
-			     m->fns[i]->name);
-		kt_copy_name((*w)[i].patch, sizeof((*w)[i].patch),
-			     top_patch(m->fns[i]));
+		copy_name((*w)[i].object, sizeof((*w)[i].object),
+			  m->fns[i]->object);
+		copy_name((*w)[i].name, sizeof((*w)[i].name),
+			  m->fns[i]->name);
+		copy_name((*w)[i].patch, sizeof((*w)[i].patch),
+			  top_patch(m->fns[i]));
 		(*w)[i].id = top_id(m->fns[i]);
-		(*w)[i].core = kt_fn_core(m->fns[i]);
+		(*w)[i].core = model_fn_core(m->fns[i]);
 	}
 	return m->nr_fns;
 }
@@ -188,17 +188,17 @@ static int ptr_cmp(const void *a, const void *b)
  * when it has a winner).  A winner is its func's id and its patch's
  * name: the builtin's funcs have no id.
  */
-void ex_count_winner_changes(struct ex_totals *t, const struct kt_model *m,
+void ex_count_winner_changes(struct ex_totals *t, const struct model *m,
 			     struct ex_winner *before, size_t nr)
 {
 	/* the functions there before, as found now: sorted, to look up */
-	const struct kt_fn **had = kt_realloc(NULL, nr, sizeof(*had));
+	const struct model_fn **had = xrealloc(NULL, nr, sizeof(*had));
 	size_t i, n = 0;
 
 	for (i = 0; i < nr; i++) {
-		const struct kt_fn *fn = kt_fn_find((struct kt_model *)m,
-						    before[i].object,
-						    before[i].name, false);
+		const struct model_fn *fn = model_fn_find((struct model *)m,
+							  before[i].object,
+							  before[i].name, false);
 
 		if (fn)
 			had[n++] = fn;
@@ -214,11 +214,11 @@ void ex_count_winner_changes(struct ex_totals *t, const struct kt_model *m,
 	 */
 	qsort(had, n, sizeof(*had), ptr_cmp);
 	for (i = 0; i < m->nr_fns; i++) {
-		const struct kt_fn *fn = m->fns[i];
+		const struct model_fn *fn = m->fns[i];
 
 		if (fn->depth && !bsearch(&fn, had, n, sizeof(*had), ptr_cmp))
 			winner_changed(t, fn->object, fn->name,
-				       kt_fn_core(fn));
+				       model_fn_core(fn));
 	}
 	free(had);
 	free(before);
@@ -234,7 +234,7 @@ void ex_count_winner_changes(struct ex_totals *t, const struct kt_model *m,
  * kept in the func (priv): a read of 1000 busy functions builds no label
  * set and searches no tree.
  */
-void ex_count_redirects(struct ex_totals *t, struct kt_model *m,
+void ex_count_redirects(struct ex_totals *t, struct model *m,
 			unsigned long long unattributed)
 {
 	struct strbuf key = {};
@@ -242,10 +242,10 @@ void ex_count_redirects(struct ex_totals *t, struct kt_model *m,
 	size_t i, j;
 
 	for (i = 0; i < m->nr_fns; i++) {
-		const struct kt_fn *fn = m->fns[i];
+		const struct model_fn *fn = m->fns[i];
 
 		for (j = 0; j < fn->nr_funcs; j++) {
-			struct kt_func *f = fn->funcs[j];
+			struct model_func *f = fn->funcs[j];
 
 			if (!f->hits_interval)
 				continue;
@@ -256,7 +256,7 @@ void ex_count_redirects(struct ex_totals *t, struct kt_model *m,
 			}
 			ex_put_labels(&key, "object", fn->object, "function",
 				   fn->name, "patch", f->patch->name, "core",
-				   kt_core_names[f->patch->core], NULL);
+				   model_core_names[f->patch->core], NULL);
 			f->priv = family_add(&t->redirects, &key,
 					     f->hits_interval, fn->object,
 					     fn->name, f->patch->name);
@@ -307,14 +307,14 @@ static void free_count(void *node)
 }
 
 /* Whether the counter's subject is in the model. */
-static bool count_there(struct kt_model *m, const struct ex_count *c)
+static bool count_there(struct model *m, const struct ex_count *c)
 {
-	const struct kt_fn *fn;
+	const struct model_fn *fn;
 	size_t i;
 
 	if (!c->function)
-		return kt_patch_find(m, c->patch, false) != NULL;
-	fn = kt_fn_find(m, c->object, c->function, false);
+		return model_patch_find(m, c->patch, false) != NULL;
+	fn = model_fn_find(m, c->object, c->function, false);
 	if (!fn || !c->patch)
 		return fn != NULL;
 	for (i = 0; i < fn->nr_funcs; i++)
@@ -325,7 +325,7 @@ static bool count_there(struct kt_model *m, const struct ex_count *c)
 }
 
 struct prune_walk {
-	struct kt_model *m;
+	struct model *m;
 	unsigned long long now;
 	struct ex_count **drop;		/* gone for EX_GONE_NS */
 	size_t nr_drop;
@@ -343,12 +343,12 @@ static void walk_prune(const void *node, VISIT which, void *closure)
 	else if (!c->gone_ns)
 		c->gone_ns = w->now;
 	else if (w->now - c->gone_ns >= EX_GONE_NS) {
-		w->drop = kt_realloc(w->drop, w->nr_drop + 1, sizeof(*w->drop));
+		w->drop = xrealloc(w->drop, w->nr_drop + 1, sizeof(*w->drop));
 		w->drop[w->nr_drop++] = c;
 	}
 }
 
-static void family_prune(struct ex_family *f, struct kt_model *m,
+static void family_prune(struct ex_family *f, struct model *m,
 			 unsigned long long now)
 {
 	struct prune_walk w = { .m = m, .now = now };
@@ -372,7 +372,7 @@ static void family_prune(struct ex_family *f, struct kt_model *m,
  * theirs, priv: none of them is dropped), a winner change counter with
  * its function, a transition or failed enable counter with its patch.
  */
-void ex_totals_prune(struct ex_totals *t, struct kt_model *m,
+void ex_totals_prune(struct ex_totals *t, struct model *m,
 		     unsigned long long now)
 {
 	family_prune(&t->redirects, m, now);

@@ -174,7 +174,7 @@ static void on_connection(void *cls, struct MHD_Connection *c,
 	addr = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 	if (!fd || !addr)
 		return;		/* not tracked: libmicrohttpd's limits hold */
-	k = kt_realloc(NULL, 1, sizeof(*k));
+	k = xrealloc(NULL, 1, sizeof(*k));
 	memset(k, 0, sizeof(*k));
 	k->fd = fd->connect_fd;
 	memcpy(&k->addr, addr->client_addr,
@@ -390,7 +390,7 @@ struct ex_http *ex_http_start(const struct ex_listen *l, ex_scrape_fn scrape,
 			program_invocation_short_name, l->text, strerror(-fd));
 		return NULL;
 	}
-	h = kt_realloc(NULL, 1, sizeof(*h));
+	h = xrealloc(NULL, 1, sizeof(*h));
 	memset(h, 0, sizeof(*h));
 	h->scrape = scrape;
 	h->ctx = ctx;

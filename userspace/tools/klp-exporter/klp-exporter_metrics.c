@@ -9,18 +9,18 @@
 #include "klp-exporter.h"
 
 static void render_model(struct strbuf *b, enum ex_format fmt,
-			 const struct kt_model *m)
+			 const struct model *m)
 {
 	size_t i, j;
 
 	ex_header(b, fmt, "klp_patch_info", "info",
 	       "A registered patch: its module's srcversion and the CVEs it fixes");
 	for (i = 0; i < m->nr_patches; i++) {
-		const struct kt_patch *p = m->patches[i];
+		const struct model_patch *p = m->patches[i];
 
 		sb_puts(b, "klp_patch_info{");
 		ex_put_labels(b, "patch", p->name, "srcversion", p->srcversion,
-			   "cve", p->cve, "core", kt_core_names[p->core], NULL);
+			   "cve", p->cve, "core", model_core_names[p->core], NULL);
 		sb_puts(b, "}");
 		ex_put_value(b, 1);
 	}
@@ -29,33 +29,33 @@ static void render_model(struct strbuf *b, enum ex_format fmt,
 	for (i = 0; i < m->nr_patches; i++) {
 		sb_puts(b, "klp_patch_enabled{");
 		ex_put_labels(b, "patch", m->patches[i]->name, "core",
-			   kt_core_names[m->patches[i]->core], NULL);
+			   model_core_names[m->patches[i]->core], NULL);
 		sb_puts(b, "}");
 		ex_put_value(b, m->patches[i]->enabled);
 	}
 	ex_header(b, fmt, "klp_patch_enabled_timestamp_seconds", "gauge",
 	       "When the enable in force happened, Unix time (enabled patches)");
 	for (i = 0; i < m->nr_patches; i++) {
-		const struct kt_patch *p = m->patches[i];
+		const struct model_patch *p = m->patches[i];
 
 		if (!p->enabled || !p->enabled_ns)
 			continue;
 		sb_puts(b, "klp_patch_enabled_timestamp_seconds{");
 		ex_put_labels(b, "patch", p->name, "core",
-			      kt_core_names[p->core], NULL);
-		sb_printf(b, "} %llu.%09llu\n", p->enabled_ns / KT_NSEC_PER_SEC,
-			      p->enabled_ns % KT_NSEC_PER_SEC);
+			      model_core_names[p->core], NULL);
+		sb_printf(b, "} %llu.%09llu\n", p->enabled_ns / MODEL_NSEC_PER_SEC,
+			      p->enabled_ns % MODEL_NSEC_PER_SEC);
 	}
 	ex_header(b, fmt, "klp_func_winner", "gauge",
 	       "For each func on its function's func_stack: 1 if it wins (top), 0 if below");
 	for (i = 0; i < m->nr_fns; i++) {
-		const struct kt_fn *fn = m->fns[i];
+		const struct model_fn *fn = m->fns[i];
 
 		for (j = 0; j < fn->depth; j++) {
 			sb_puts(b, "klp_func_winner{");
 			ex_put_labels(b, "object", fn->object, "function", fn->name,
 				   "patch", fn->stack[j]->patch->name, "core",
-				   kt_core_names[fn->stack[j]->patch->core], NULL);
+				   model_core_names[fn->stack[j]->patch->core], NULL);
 			sb_puts(b, "}");
 			ex_put_value(b, j == 0);
 		}
@@ -66,7 +66,7 @@ static void render_model(struct strbuf *b, enum ex_format fmt,
 		sb_puts(b, "klp_func_stack_depth{");
 		ex_put_labels(b, "object", m->fns[i]->object, "function",
 			   m->fns[i]->name, "core",
-			   kt_core_names[kt_fn_core(m->fns[i])], NULL);
+			   model_core_names[model_fn_core(m->fns[i])], NULL);
 		sb_puts(b, "}");
 		ex_put_value(b, m->fns[i]->depth);
 	}
@@ -80,10 +80,10 @@ static void render_by_core(struct strbuf *b, enum ex_format fmt,
 	size_t c;
 
 	ex_header(b, fmt, name, "counter", help);
-	for (c = 0; c < KT_NR_CORES; c++) {
+	for (c = 0; c < MODEL_NR_CORES; c++) {
 		sb_puts(b, name);
 		sb_puts(b, "{");
-		ex_put_labels(b, "core", kt_core_names[c], NULL);
+		ex_put_labels(b, "core", model_core_names[c], NULL);
 		sb_puts(b, "}");
 		ex_put_value(b, v[c]);
 	}

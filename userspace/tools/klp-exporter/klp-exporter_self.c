@@ -172,5 +172,5 @@ void ex_render_self(struct strbuf *b, enum ex_format fmt,
 	if (s->written_ns)
 		gauge(b, fmt, "klp_exporter_textfile_write_timestamp_seconds",
 		      "When the textfile was last written, Unix time (in the textfile: that write)",
-		      (double)s->written_ns / KT_NSEC_PER_SEC);
+		      (double)s->written_ns / MODEL_NSEC_PER_SEC);
 }

@@ -43,7 +43,7 @@ static char *temp_template(const char *path)
 
 	if (len > 4000)
 		return NULL;
-	t = kt_realloc(NULL, 1, len + sizeof("..XXXXXX"));
+	t = xrealloc(NULL, 1, len + sizeof("..XXXXXX"));
 	memcpy(t, path, dir);
 	sprintf(t + dir, ".%s.XXXXXX", path + dir);
 	return t;

@@ -405,7 +405,7 @@ static void cleanup(struct klp_trace *t)
 	t->tep = NULL;
 	klp_ksyms_free(&t->ksyms);
 	seq_order_free(&t->order);
-	kt_tr_free(&t->trs);
+	model_tr_free(&t->trs);
 	lp_glance_free(&t->glance);
 }
 

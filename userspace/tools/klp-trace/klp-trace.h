@@ -170,7 +170,7 @@ struct klp_trace {
 	bool klp_on;			/* the klp core's events are traced */
 	struct lp_trace lp;		/* the builtin livepatch's */
 	struct lp_calls calls;		/* and each call of its funcs */
-	struct kt_trset trs;		/* its transitions, polled */
+	struct model_trset trs;		/* its transitions, polled */
 	struct lp_glance glance;	/* of its sysfs, the last poll's */
 	unsigned long long next_poll_ns;
 	unsigned long long deadline_ns;	/* -t, CLOCK_MONOTONIC; 0: none */

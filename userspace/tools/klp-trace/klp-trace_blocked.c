@@ -23,8 +23,8 @@
 #include "klp-trace.h"
 
 /* " core=livepatch patch=P pid=N comm=C func=F reason=R" (JSON alike) */
-static void print_task(FILE *out, bool json, const struct kt_tr *tr,
-		       const struct kt_task *k)
+static void print_task(FILE *out, bool json, const struct model_tr *tr,
+		       const struct model_task *k)
 {
 	json_put_field(out, json, "core", CORE_LIVEPATCH);
 	json_put_field(out, json, "patch", tr->patch);
@@ -33,13 +33,13 @@ static void print_task(FILE *out, bool json, const struct kt_tr *tr,
 	json_put_field(out, json, "func", k->func);
 	if (json)
 		fprintf(out, ",\"reason\":%d,\"reason_sym\":\"%s\"", k->reason,
-			kt_block_reason_name(k->reason));
+			model_block_reason_name(k->reason));
 	else
-		fprintf(out, " reason=%s", kt_block_reason_name(k->reason));
+		fprintf(out, " reason=%s", model_block_reason_name(k->reason));
 }
 
 /* One transition: its blocked tasks, then its progress. */
-static int print_tr(struct klp_trace *t, const struct kt_tr *tr,
+static int print_tr(struct klp_trace *t, const struct model_tr *tr,
 		    unsigned long long ts, int cpu)
 {
 	struct lpt_rec r = {
@@ -92,7 +92,7 @@ int lpb_poll(struct klp_trace *t)
 		return 0;
 	t->next_poll_ns = now + t->env.interval * 1000000000ULL;
 	err = lp_sysfs_glance(&t->glance, NULL);
-	kt_tr_builtin_scan(&t->trs, &t->glance, NULL);
+	lp_tr_builtin_scan(&t->trs, &t->glance, NULL);
 	if (err)
 		return 0;	/* no sysfs root now: nothing in transition */
 	for (i = 0; i < t->trs.nr; i++)

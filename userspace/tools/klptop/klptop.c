@@ -37,8 +37,8 @@ struct klptop {
 	bool verbose;
 	int interval;			/* seconds */
 	int count;			/* intervals; 0: until q or a signal */
-	struct kt_model model;
-	struct kt_log log;
+	struct model model;
+	struct model_log log;
 	bool klp;			/* the klp core is loaded: its source on */
 	struct klp_source src;		/* the klp core */
 	struct lp_source lp;		/* the kernel's builtin livepatch */
@@ -189,7 +189,7 @@ static unsigned long long now_ns(clockid_t clk)
 	struct timespec ts;
 
 	clock_gettime(clk, &ts);
-	return ts.tv_sec * KT_NSEC_PER_SEC + ts.tv_nsec;
+	return ts.tv_sec * MODEL_NSEC_PER_SEC + ts.tv_nsec;
 }
 
 /* --- the sources ---------------------------------------------------------- */
@@ -200,7 +200,7 @@ static int handle_event(void *ctx, void *data, size_t size)
 	struct klptop *k = ctx;
 
 	if (size >= sizeof(struct klp_transition_event))
-		kt_event_apply(&k->model, &k->log, data);
+		klp_event_apply(&k->model, &k->log, data);
 	return 0;
 }
 
@@ -224,11 +224,11 @@ static int refresh(struct klptop *k, unsigned long long tick, bool show)
 	struct kt_totals tot = { .tick_ns = tick };
 	int err;
 
-	kt_model_interval_start(&k->model);	/* with or without klp's source */
+	model_interval_start(&k->model);	/* with or without klp's source */
 	err = k->klp ? klp_source_update(&k->src, &k->model) : 0;
 	if (err)
 		return err;	/* it said why */
-	tot.elapsed = (double)(tick - k->last_tick_ns) / KT_NSEC_PER_SEC;
+	tot.elapsed = (double)(tick - k->last_tick_ns) / MODEL_NSEC_PER_SEC;
 	k->last_tick_ns = tick;
 	err = lp_source_update(&k->lp, &k->model, &k->log);
 	if (err)
@@ -270,7 +270,7 @@ static void resized(struct klptop *k)
 
 static int run(struct klptop *k)
 {
-	unsigned long long step = k->interval * KT_NSEC_PER_SEC, next, now;
+	unsigned long long step = k->interval * MODEL_NSEC_PER_SEC, next, now;
 	struct pollfd pfd[2] = {
 		{ .fd = k->klp ? klp_source_events_fd(&k->src) : -1, .events = POLLIN },
 		{ .fd = STDIN_FILENO, .events = POLLIN },
@@ -297,8 +297,8 @@ static int run(struct klptop *k)
 				break;
 			continue;
 		}
-		timeout.tv_sec = (next - now) / KT_NSEC_PER_SEC;
-		timeout.tv_nsec = (next - now) % KT_NSEC_PER_SEC;
+		timeout.tv_sec = (next - now) / MODEL_NSEC_PER_SEC;
+		timeout.tv_nsec = (next - now) % MODEL_NSEC_PER_SEC;
 		ret = ppoll(pfd, nfds, &timeout, &k->tty.waitmask);
 		if (ret < 0) {
 			if (errno == EINTR)
@@ -336,7 +336,7 @@ int main(int argc, char **argv)
 	struct klptop *k;
 	int err;
 
-	k = kt_realloc(NULL, 1, sizeof(*k));
+	k = xrealloc(NULL, 1, sizeof(*k));
 	memset(k, 0, sizeof(*k));
 	k->view.rows = 20;
 	k->view.sort = KT_SORT_RATE;
@@ -349,10 +349,10 @@ int main(int argc, char **argv)
 	if (!k->view.noclear && !k->json)	/* a top, fitted to the terminal */
 		kt_tty_size(&k->tty, &k->view.term_rows, &k->view.term_cols);
 	if (k->verbose)
-		libbpf_set_print(kt_bpf_print_all);
+		libbpf_set_print(klp_bpf_print_all);
 	/* without the klp core, the builtin livepatch alone if it has a patch */
 	k->klp = !access(KLP_SYSFS_ROOT, F_OK) || !lp_sysfs_has_patches();
-	if (k->klp && kt_bpf_check_environment())
+	if (k->klp && klp_bpf_check_environment())
 		return 1;
 	if (!k->klp)
 		fprintf(stderr, "klptop: the klp core is not loaded (%s missing): the builtin livepatch's patches only\n",
@@ -365,7 +365,7 @@ int main(int argc, char **argv)
 	 */
 	err = k->klp ? klp_source_open(&k->src, handle_event, k) : 0;
 	if (!err && k->klp)
-		err = kt_model_resync(&k->model);
+		err = klp_model_resync(&k->model);
 	if (!err)
 		err = lp_source_open(&k->lp);
 	if (!err)
@@ -380,7 +380,7 @@ int main(int argc, char **argv)
 	kt_tty_restore();
 	lp_source_close(&k->lp);
 	klp_source_close(&k->src);
-	kt_model_free(&k->model);
+	model_free(&k->model);
 	sb_free(&k->json_out);
 	free(k);
 	return err ? 1 : 0;

@@ -92,21 +92,21 @@ void kt_frame_add(struct kt_frame *f, enum kt_part part, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void kt_frame_free(struct kt_frame *f);
 
-size_t kt_select_rows(const struct kt_view *v, const struct kt_model *m,
-		      struct kt_fn ***rows);
+size_t kt_select_rows(const struct kt_view *v, const struct model *m,
+		      struct model_fn ***rows);
 bool kt_transition_matches(const struct kt_view *v,
-			   const struct kt_transition *t);
+			   const struct model_transition *t);
 void kt_fmt_hms(const struct kt_view *v, unsigned long long mono_ns,
 		char *buf, size_t size);
-void kt_build_screen(const struct kt_view *v, const struct kt_model *m,
-		     struct kt_log *log, const struct kt_totals *tot,
+void kt_build_screen(const struct kt_view *v, const struct model *m,
+		     struct model_log *log, const struct kt_totals *tot,
 		     struct kt_frame *f);
-void kt_interval_totals(struct kt_model *m, unsigned long long unknown,
+void kt_interval_totals(struct model *m, unsigned long long unknown,
 			struct kt_totals *tot);
-void kt_print_screen(struct kt_view *v, const struct kt_model *m,
-		     struct kt_log *log, const struct kt_totals *tot);
-void kt_print_json(const struct kt_view *v, const struct kt_model *m,
-		   struct kt_log *log, const struct kt_totals *tot,
+void kt_print_screen(struct kt_view *v, const struct model *m,
+		     struct model_log *log, const struct kt_totals *tot);
+void kt_print_json(const struct kt_view *v, const struct model *m,
+		   struct model_log *log, const struct kt_totals *tot,
 		   struct strbuf *out);
 
 /* --- the terminal (klptop_tty.c) and its keys (klptop_keys.c) ------------ */
@@ -153,10 +153,10 @@ void kt_help_lines(struct kt_frame *f);
  * JSON: the transitions of patches that match patch (a shell pattern;
  * NULL: all)
  */
-void kt_tr_add_lines(const struct kt_trset *s, const char *patch,
+void kt_tr_add_lines(const struct model_trset *s, const char *patch,
 		     unsigned long long now_ns, int max_tasks,
 		     struct kt_frame *f);
-void kt_tr_json(struct strbuf *b, const struct kt_trset *s, const char *patch,
+void kt_tr_json(struct strbuf *b, const struct model_trset *s, const char *patch,
 		unsigned long long now_ns);
 
 #endif /* _KLPTOP_H */

@@ -50,34 +50,34 @@ static void put_cached(struct strbuf *b, char **cache,
 
 static void patch_name(struct strbuf *b, const void *arg)
 {
-	json_str(b, ((const struct kt_patch *)arg)->name);
+	json_str(b, ((const struct model_patch *)arg)->name);
 }
 
 /* A patch's name as a JSON string: in every row's winner and stack. */
-static void json_patch(struct strbuf *b, struct kt_patch *p)
+static void json_patch(struct strbuf *b, struct model_patch *p)
 {
 	put_cached(b, &p->json_name, patch_name, p);
 }
 
 static void func_head(struct strbuf *b, const void *arg)
 {
-	const struct kt_func *f = arg;
+	const struct model_func *f = arg;
 
 	sb_lit(b, "{\"patch\":");
 	json_patch(b, f->patch);
 }
 
-static void json_func(struct strbuf *b, const struct kt_fn *fn,
-		      struct kt_func *f, bool *first)
+static void json_func(struct strbuf *b, const struct model_fn *fn,
+		      struct model_func *f, bool *first)
 {
-	int pos = kt_stack_index(fn, f);
+	int pos = model_stack_index(fn, f);
 
 	if (!*first)
 		sb_lit(b, ",");
 	put_cached(b, &f->json_head, func_head, f);
 	json_key(b, "core");
-	json_str(b, kt_core_names[f->patch->core]);
-	if (f->patch->core == KT_CORE_LIVEPATCH && f->obj_patched >= 0) {
+	json_str(b, model_core_names[f->patch->core]);
+	if (f->patch->core == MODEL_CORE_LIVEPATCH && f->obj_patched >= 0) {
 		json_key(b, "patched");	/* its object's, in the builtin's sysfs */
 		sb_puts(b, f->obj_patched ? "true" : "false");
 	}
@@ -91,7 +91,7 @@ static void json_func(struct strbuf *b, const struct kt_fn *fn,
 
 static void row_head(struct strbuf *b, const void *arg)
 {
-	const struct kt_fn *fn = arg;
+	const struct model_fn *fn = arg;
 
 	sb_lit(b, "{\"object\":");
 	json_str(b, fn->object);
@@ -99,14 +99,14 @@ static void row_head(struct strbuf *b, const void *arg)
 	json_str(b, fn->name);
 }
 
-static void json_row(struct strbuf *b, struct kt_fn *fn)
+static void json_row(struct strbuf *b, struct model_fn *fn)
 {
 	unsigned int i;
 	bool first;
 
 	put_cached(b, &fn->json_head, row_head, fn);
 	json_key(b, "core");
-	json_str(b, kt_core_names[kt_fn_core(fn)]);
+	json_str(b, model_core_names[model_fn_core(fn)]);
 	json_key(b, "old_addr");
 	sb_lit(b, "\"0x");
 	sb_put_hex(b, fn->old_addr);
@@ -145,20 +145,20 @@ static void json_row(struct strbuf *b, struct kt_fn *fn)
 	for (i = 0; i < fn->depth; i++)
 		json_func(b, fn, fn->stack[i], &first);
 	for (i = 0; i < fn->nr_funcs; i++)
-		if (kt_stack_index(fn, fn->funcs[i]) < 0)
+		if (model_stack_index(fn, fn->funcs[i]) < 0)
 			json_func(b, fn, fn->funcs[i], &first);
 	sb_put(b, "]}", 2);
 }
 
 static void json_transition(struct strbuf *b, const struct kt_view *v,
-			    const struct kt_transition *t)
+			    const struct model_transition *t)
 {
-	const char *cause = kt_cause_name(t->cause);
+	const char *cause = model_cause_name(t->cause);
 	char ts[16];
 
 	kt_fmt_hms(v, t->ts_ns, ts, sizeof(ts));
 	sb_printf(b, "{\"time\":\"%s\",\"seq\":%llu,\"event\":\"%s\",\"cause\":",
-		  ts, t->seq, kt_event_name(t->type));
+		  ts, t->seq, model_event_name(t->type));
 	if (cause)
 		json_str(b, cause);
 	else
@@ -183,27 +183,27 @@ static void json_transition(struct strbuf *b, const struct kt_view *v,
  * @out: the buffer the line is built in, kept from line to line (its
  *       room grows to the longest line once)
  */
-void kt_print_json(const struct kt_view *v, const struct kt_model *m,
-		   struct kt_log *log, const struct kt_totals *tot,
+void kt_print_json(const struct kt_view *v, const struct model *m,
+		   struct model_log *log, const struct kt_totals *tot,
 		   struct strbuf *out)
 {
 	unsigned int en, dis, fns;
 	unsigned long long t, from;
 	struct strbuf *b = out;
-	struct kt_fn **rows;
+	struct model_fn **rows;
 	bool first = true;
 	char ts[16];
 	size_t n, r;
 
 	b->len = 0;
-	kt_model_count(m, &en, &dis, &fns);
+	model_count(m, &en, &dis, &fns);
 	kt_fmt_hms(v, tot->tick_ns, ts, sizeof(ts));
 	sb_printf(b, "{\"time\":\"%s\",\"timestamp\":%.6f,\"interval\":%.3f,"
 		  "\"summary\":{\"patches\":%zu,\"enabled\":%u,\"disabled\":%u,"
 		  "\"replaced\":%u,\"functions\":%u,\"hits\":%llu,\"rate\":%.1f,"
 		  "\"lost_hits\":%llu,\"lost_events\":%llu},\"rows\":[",
 		  ts, (tot->tick_ns + v->realtime_off_ns) / 1e9, tot->elapsed,
-		  m->nr_patches, en, dis, kt_model_replaced(m), fns, tot->hits,
+		  m->nr_patches, en, dis, model_replaced(m), fns, tot->hits,
 		  tot->rate, tot->lost_hits, tot->lost_events);
 
 	n = kt_select_rows(v, m, &rows);
@@ -216,10 +216,10 @@ void kt_print_json(const struct kt_view *v, const struct kt_model *m,
 
 	sb_puts(b, "],\"transitions\":[");
 	from = log->shown;
-	if (log->n > KT_LOG_LEN && from < log->n - KT_LOG_LEN)
-		from = log->n - KT_LOG_LEN;
+	if (log->n > MODEL_LOG_LEN && from < log->n - MODEL_LOG_LEN)
+		from = log->n - MODEL_LOG_LEN;
 	for (t = from; t < log->n; t++) {
-		const struct kt_transition *tr = &log->ring[t % KT_LOG_LEN];
+		const struct model_transition *tr = &log->ring[t % MODEL_LOG_LEN];
 
 		if (!kt_transition_matches(v, tr))
 			continue;

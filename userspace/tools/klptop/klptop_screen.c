@@ -29,14 +29,14 @@ const char *const kt_sort_names[KT_NR_SORTS] = {
 void kt_fmt_hms(const struct kt_view *v, unsigned long long mono_ns,
 		char *buf, size_t size)
 {
-	time_t t = (mono_ns + v->realtime_off_ns) / KT_NSEC_PER_SEC;
+	time_t t = (mono_ns + v->realtime_off_ns) / MODEL_NSEC_PER_SEC;
 	struct tm tm;
 
 	localtime_r(&t, &tm);
 	strftime(buf, size, "%H:%M:%S", &tm);
 }
 
-static bool fn_matches(const struct kt_view *v, const struct kt_fn *fn)
+static bool fn_matches(const struct kt_view *v, const struct model_fn *fn)
 {
 	unsigned int i;
 
@@ -58,7 +58,7 @@ static bool fn_matches(const struct kt_view *v, const struct kt_fn *fn)
 }
 
 bool kt_transition_matches(const struct kt_view *v,
-			   const struct kt_transition *t)
+			   const struct model_transition *t)
 {
 	if (v->patch && fnmatch(v->patch, t->patch, 0))
 		return false;
@@ -73,7 +73,7 @@ static int cmp_u64_desc(unsigned long long a, unsigned long long b)
 	return a < b ? 1 : a > b ? -1 : 0;
 }
 
-static int cmp_fn(const struct kt_fn *a, const struct kt_fn *b,
+static int cmp_fn(const struct model_fn *a, const struct model_fn *b,
 		  enum kt_sort sort)
 {
 	int c = 0;
@@ -100,8 +100,8 @@ static int cmp_fn(const struct kt_fn *a, const struct kt_fn *b,
 
 static int cmp_fn_qsort(const void *pa, const void *pb, void *sort)
 {
-	return cmp_fn(*(const struct kt_fn *const *)pa,
-		      *(const struct kt_fn *const *)pb,
+	return cmp_fn(*(const struct model_fn *const *)pa,
+		      *(const struct model_fn *const *)pb,
 		      *(const enum kt_sort *)sort);
 }
 
@@ -113,13 +113,13 @@ static int cmp_fn_qsort(const void *pa, const void *pb, void *sort)
  *
  * Returns how many.
  */
-size_t kt_select_rows(const struct kt_view *v, const struct kt_model *m,
-		      struct kt_fn ***rows)
+size_t kt_select_rows(const struct kt_view *v, const struct model *m,
+		      struct model_fn ***rows)
 {
-	struct kt_fn **r;
+	struct model_fn **r;
 	size_t i, n = 0;
 
-	r = kt_realloc(NULL, m->nr_fns, sizeof(*r));
+	r = xrealloc(NULL, m->nr_fns, sizeof(*r));
 	for (i = 0; i < m->nr_fns; i++)
 		if (fn_matches(v, m->fns[i]))
 			r[n++] = m->fns[i];
@@ -128,7 +128,7 @@ size_t kt_select_rows(const struct kt_view *v, const struct kt_model *m,
 	return n;
 }
 
-static void stack_below(const struct kt_fn *fn, char *buf, size_t size)
+static void stack_below(const struct model_fn *fn, char *buf, size_t size)
 {
 	size_t len = 0;
 	unsigned int i;
@@ -141,7 +141,7 @@ static void stack_below(const struct kt_fn *fn, char *buf, size_t size)
 		snprintf(buf, size, "-");
 }
 
-static const char *winner_name(const struct kt_fn *fn)
+static const char *winner_name(const struct model_fn *fn)
 {
 	return fn->depth ? fn->stack[0]->patch->name : "(original)";
 }
@@ -158,7 +158,7 @@ static const char *fit(const char *s, int width, char *buf, size_t size)
 enum kt_col { COL_OBJECT, COL_FUNCTION, COL_WINNER, COL_BELOW, NR_COLS };
 
 /* Each column as wide as its widest cell, within [min, max]. */
-static void col_widths(struct kt_fn **rows, size_t n, int w[NR_COLS])
+static void col_widths(struct model_fn **rows, size_t n, int w[NR_COLS])
 {
 	static const int min[NR_COLS] = { 6, 8, 6, 11 };
 	static const int max[NR_COLS] = { 24, 32, 24, 40 };
@@ -196,10 +196,10 @@ void kt_frame_add(struct kt_frame *f, enum kt_part part, const char *fmt, ...)
 		s = NULL;
 	va_end(ap);
 	if (!s)
-		kt_realloc(NULL, (size_t)-1, 2);	/* says out of memory */
+		xrealloc(NULL, (size_t)-1, 2);	/* says out of memory */
 	if (l->n == l->cap) {
 		l->cap = l->cap ? l->cap * 2 : 16;
-		l->line = kt_realloc(l->line, l->cap, sizeof(*l->line));
+		l->line = xrealloc(l->line, l->cap, sizeof(*l->line));
 	}
 	l->line[l->n++] = s;
 }
@@ -220,18 +220,18 @@ void kt_frame_free(struct kt_frame *f)
 /**
  * kt_interval_totals() - an interval's calls: each function's rate, the sum
  * @m:       the model, counted by every source since
- *           kt_model_interval_start()
+ *           model_interval_start()
  * @unknown: calls of ids the model could not name (klp's)
  * @tot:     its elapsed set; hits and rate filled
  */
-void kt_interval_totals(struct kt_model *m, unsigned long long unknown,
+void kt_interval_totals(struct model *m, unsigned long long unknown,
 			struct kt_totals *tot)
 {
 	size_t i;
 
 	tot->hits = unknown;
 	for (i = 0; i < m->nr_fns; i++) {
-		struct kt_fn *fn = m->fns[i];
+		struct model_fn *fn = m->fns[i];
 
 		fn->rate = tot->elapsed > 0 ? fn->hits_interval / tot->elapsed : 0;
 		tot->hits += fn->hits_interval;
@@ -239,7 +239,7 @@ void kt_interval_totals(struct kt_model *m, unsigned long long unknown,
 	tot->rate = tot->elapsed > 0 ? tot->hits / tot->elapsed : 0;
 }
 
-static void add_summary(const struct kt_view *v, const struct kt_model *m,
+static void add_summary(const struct kt_view *v, const struct model *m,
 			const struct kt_totals *tot, struct kt_frame *f)
 {
 	unsigned int en, dis, fns, rep;
@@ -250,8 +250,8 @@ static void add_summary(const struct kt_view *v, const struct kt_model *m,
 		kt_frame_add(f, KT_HEAD, "%s", ts);
 		return;
 	}
-	kt_model_count(m, &en, &dis, &fns);
-	rep = kt_model_replaced(m);
+	model_count(m, &en, &dis, &fns);
+	rep = model_replaced(m);
 	if (rep)
 		snprintf(replaced, sizeof(replaced), " (replaced: %u)", rep);
 	if (tot->lost_hits || tot->lost_events)
@@ -268,11 +268,11 @@ static void add_summary(const struct kt_view *v, const struct kt_model *m,
  * Every selected row goes in the body on a terminal, which scrolls
  * through them; without one, the first -r rows.
  */
-static void add_rows(const struct kt_view *v, const struct kt_model *m,
+static void add_rows(const struct kt_view *v, const struct model *m,
 		     struct kt_frame *f)
 {
 	char cut[NR_COLS][KLP_FUNC_LEN + 2], below[512];
-	struct kt_fn **rows;
+	struct model_fn **rows;
 	int w[NR_COLS];
 	size_t n, r;
 
@@ -283,12 +283,12 @@ static void add_rows(const struct kt_view *v, const struct kt_model *m,
 		     w[COL_WINNER], "WINNER", "DEPTH", w[COL_BELOW], "STACK BELOW",
 		     "HITS", "HITS/s", "TOTAL");
 	for (r = 0; r < n && (v->term_rows || (int)r < v->rows); r++) {
-		struct kt_fn *fn = rows[r];
+		struct model_fn *fn = rows[r];
 
 		stack_below(fn, below, sizeof(below));
 		kt_frame_add(f, KT_BODY,
 			     "%-9s %-*s %-*s %-*s %5u %-*s %10llu %10.1f %12llu",
-			     kt_core_names[kt_fn_core(fn)],
+			     model_core_names[model_fn_core(fn)],
 			     w[COL_OBJECT], fit(fn->object, w[COL_OBJECT],
 						cut[COL_OBJECT], sizeof(cut[0])),
 			     w[COL_FUNCTION], fit(fn->name, w[COL_FUNCTION],
@@ -307,24 +307,24 @@ static void add_rows(const struct kt_view *v, const struct kt_model *m,
  * A cleared screen shows the latest transitions; a scrolling one (-C, or
  * not a tty) only the new ones, so nothing repeats.
  */
-static void add_footer(const struct kt_view *v, struct kt_log *log,
+static void add_footer(const struct kt_view *v, struct model_log *log,
 		       struct kt_frame *f)
 {
 	unsigned long long i, first, lo, shown;
 	char ts[16];
 
 	kt_frame_add(f, KT_FOOT, "%s", "");
-	lo = log->n > KT_LOG_LEN ? log->n - KT_LOG_LEN : 0;
+	lo = log->n > MODEL_LOG_LEN ? log->n - MODEL_LOG_LEN : 0;
 	if (v->noclear) {
 		first = log->shown > lo ? log->shown : lo;
 	} else {
 		for (first = log->n, shown = 0;
 		     first > lo && shown < KT_FOOTER_LINES; first--)
-			if (kt_transition_matches(v, &log->ring[(first - 1) % KT_LOG_LEN]))
+			if (kt_transition_matches(v, &log->ring[(first - 1) % MODEL_LOG_LEN]))
 				shown++;
 	}
 	for (i = first; i < log->n; i++) {
-		const struct kt_transition *t = &log->ring[i % KT_LOG_LEN];
+		const struct model_transition *t = &log->ring[i % MODEL_LOG_LEN];
 
 		if (!kt_transition_matches(v, t))
 			continue;
@@ -348,8 +348,8 @@ static void add_footer(const struct kt_view *v, struct kt_log *log,
  * to: the terminal keeps the head and title, scrolls the body, and
  * shortens the foot when the rows need the room.
  */
-void kt_build_screen(const struct kt_view *v, const struct kt_model *m,
-		     struct kt_log *log, const struct kt_totals *tot,
+void kt_build_screen(const struct kt_view *v, const struct model *m,
+		     struct model_log *log, const struct kt_totals *tot,
 		     struct kt_frame *f)
 {
 	add_summary(v, m, tot, f);

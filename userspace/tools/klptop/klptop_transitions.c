@@ -15,14 +15,14 @@
 #include "klptop.h"
 #include "strbuf.h"
 
-static double elapsed_s(const struct kt_tr *tr, unsigned long long now_ns)
+static double elapsed_s(const struct model_tr *tr, unsigned long long now_ns)
 {
 	if (!tr->started_ns || now_ns < tr->started_ns)
 		return 0;
-	return (double)(now_ns - tr->started_ns) / KT_NSEC_PER_SEC;
+	return (double)(now_ns - tr->started_ns) / MODEL_NSEC_PER_SEC;
 }
 
-static bool matches(const struct kt_tr *tr, const char *patch)
+static bool matches(const struct model_tr *tr, const char *patch)
 {
 	return !patch || !fnmatch(patch, tr->patch, 0);
 }
@@ -44,16 +44,16 @@ static void printable(char *dst, size_t size, const char *src)
  * @max_tasks: the tasks shown under each; the rest are counted
  * @f:         the frame the lines go to (klptop_tty.c fits it)
  */
-void kt_tr_add_lines(const struct kt_trset *s, const char *patch,
+void kt_tr_add_lines(const struct model_trset *s, const char *patch,
 		     unsigned long long now_ns, int max_tasks,
 		     struct kt_frame *f)
 {
-	char line[KT_TEXT_LEN];
+	char line[MODEL_TEXT_LEN];
 	char comm[KLP_COMM_LEN], func[KLP_FUNC_LEN];
 	size_t i, j;
 
 	for (i = 0; i < s->nr; i++) {
-		const struct kt_tr *tr = s->trs[i];
+		const struct model_tr *tr = s->trs[i];
 
 		if (!matches(tr, patch))
 			continue;
@@ -62,7 +62,7 @@ void kt_tr_add_lines(const struct kt_trset *s, const char *patch,
 			 tr->target ? "enabling" : "disabling",
 			 elapsed_s(tr, now_ns), tr->start_seen ? " (seen)" : "",
 			 tr->total - tr->pending, tr->total);
-		if (!strcmp(tr->core, KT_TR_CORE_KLP))
+		if (!strcmp(tr->core, MODEL_TR_CORE_KLP))
 			kt_frame_add(f, KT_HEAD, "%s  sweep %u", line, tr->sweep);
 		else
 			kt_frame_add(f, KT_HEAD, "%s", line);
@@ -70,12 +70,12 @@ void kt_tr_add_lines(const struct kt_trset *s, const char *patch,
 			kt_frame_add(f, KT_HEAD, "  %7s %-16s %-10s %s", "PID",
 				     "COMM", "REASON", "FUNCTION");
 		for (j = 0; j < tr->nr_tasks && j < (size_t)max_tasks; j++) {
-			const struct kt_task *t = &tr->tasks[j];
+			const struct model_task *t = &tr->tasks[j];
 
 			printable(comm, sizeof(comm), t->comm);
 			printable(func, sizeof(func), t->func);
 			kt_frame_add(f, KT_HEAD, "  %7d %-16s %-10s %s", t->pid,
-				     comm, kt_block_reason_name(t->reason),
+				     comm, model_block_reason_name(t->reason),
 				     func[0] ? func : "-");
 		}
 		if (tr->nr_tasks > (size_t)max_tasks)
@@ -96,7 +96,7 @@ static void json_str(struct strbuf *b, const char *s)
  * @patch:  only those of patches that match it (NULL: all)
  * @now_ns: CLOCK_REALTIME now
  */
-void kt_tr_json(struct strbuf *b, const struct kt_trset *s, const char *patch,
+void kt_tr_json(struct strbuf *b, const struct model_trset *s, const char *patch,
 		unsigned long long now_ns)
 {
 	bool first = true;
@@ -104,7 +104,7 @@ void kt_tr_json(struct strbuf *b, const struct kt_trset *s, const char *patch,
 
 	sb_puts(b, ",\"transitions_in_progress\":[");
 	for (i = 0; i < s->nr; i++) {
-		const struct kt_tr *tr = s->trs[i];
+		const struct model_tr *tr = s->trs[i];
 
 		if (!matches(tr, patch))
 			continue;
@@ -118,7 +118,7 @@ void kt_tr_json(struct strbuf *b, const struct kt_trset *s, const char *patch,
 			  tr->start_seen ? "first_seen" : "start", tr->sweep,
 			  tr->total - tr->pending, tr->pending, tr->total);
 		for (j = 0; j < tr->nr_tasks; j++) {
-			const struct kt_task *t = &tr->tasks[j];
+			const struct model_task *t = &tr->tasks[j];
 
 			sb_printf(b, "%s{\"pid\":%d,\"comm\":", j ? "," : "",
 				  t->pid);
@@ -129,7 +129,7 @@ void kt_tr_json(struct strbuf *b, const struct kt_trset *s, const char *patch,
 			else
 				sb_puts(b, "null");
 			sb_printf(b, ",\"reason\":\"%s\"}",
-				  kt_block_reason_name(t->reason));
+				  model_block_reason_name(t->reason));
 		}
 		sb_puts(b, "]}");
 	}

@@ -35,7 +35,7 @@
 
 /*
  * Process-wide by nature: what SIGWINCH sets, and the terminal to give
- * back at exit (also after kt_realloc()'s exit).
+ * back at exit (also after xrealloc()'s exit).
  */
 static volatile sig_atomic_t winched;
 static struct termios saved_tio;
@@ -435,8 +435,8 @@ static void print_frame(const struct kt_frame *f)
  * On a terminal (v->term_rows) the frame is fitted to its size and
  * written in one write(), over the last one: no clearing, no flicker.
  */
-void kt_print_screen(struct kt_view *v, const struct kt_model *m,
-		     struct kt_log *log, const struct kt_totals *tot)
+void kt_print_screen(struct kt_view *v, const struct model *m,
+		     struct model_log *log, const struct kt_totals *tot)
 {
 	struct kt_frame f = {};
 	struct strbuf out = {};

@@ -261,8 +261,21 @@ guest_drain() {
 	done
 }
 
-for t in "$guest_dir"/*.sh; do
-	[ -e "$t" ] || continue
+# guest_order SCRIPT...: the groups' scripts, the dearest first (# klp-cost:
+# the seconds the group took on an idle machine; none: 0), ties in the
+# order given: started longest first, no long group is left to run alone
+# at the end while the other slot has nothing to do
+guest_order() {
+	local t c
+	for t in "$@"; do
+		[ -e "$t" ] || continue
+		c=$(sed -n 's/^# klp-cost: \([0-9][0-9]*\)$/\1/p' "$t" | head -n 1)
+		echo "${c:-0} $t"
+	done | sort -s -k1,1nr | cut -d' ' -f2-
+}
+
+mapfile -t scripts < <(guest_order "$guest_dir"/*.sh)
+for t in "${scripts[@]}"; do
 	name=guest/$(basename "$t" .sh)
 	wanted "$name" || continue
 	groups=$((groups + 1))
@@ -287,6 +300,7 @@ also_groups=${KLP_ALSO_GROUPS:-10-core 13-symbols 14-builtin 15-reloc 17-hardeni
 if [ -n "$also" ] && [ "$also" != "${KVER:-}" ]; then
 	echo "# ==== the same groups on $also: $also_groups"
 	if make -s -C "$top" all KVER="$also" > "$log/build" 2>&1; then
+		scripts=()
 		for g in $also_groups; do
 			t=$guest_dir/$g.sh
 			wanted "guest/$g" || continue
@@ -295,8 +309,12 @@ if [ -n "$also" ] && [ "$also" != "${KVER:-}" ]; then
 				failed=$((failed + 1)); failures+=("$also: no group $g")
 				continue
 			fi
+			scripts+=("$t")
+		done
+		mapfile -t scripts < <(guest_order "${scripts[@]}")
+		for t in "${scripts[@]}"; do
 			groups=$((groups + 1))
-			guest "$t" "guest@$also/$g" "$also"
+			guest "$t" "guest@$also/$(basename "$t" .sh)" "$also"
 		done
 		guest_drain
 	else

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# klp-cost: 63
 # klp-accel: tcg,thread=single
 # klp-min-results: 115
 # The klp core: loading, the seed sample, sysfs, the API, taint, bad input.

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# klp-cost: 200
 # klp-accel: tcg,thread=single
 # klp-min-results: 294
 # func_stack semantics (seed 008): two and three patches on one function,

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# klp-cost: 39
 # klp-accel: tcg,thread=single
 # klp-boot-args: nokaslr
 # klp-min-results: 22

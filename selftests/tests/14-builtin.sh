@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# klp-cost: 30
 # klp-accel: tcg,thread=single
 # klp-min-results: 20
 # Single-threaded TCG: on 6.12 the builtin livepatch's transition rewrites

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# klp-cost: 42
 # klp-accel: tcg,thread=single
 # klp-min-results: 43
 # klp_reloc relocations (seed 003) on the 6.1 module layout: each supported

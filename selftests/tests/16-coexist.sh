@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# klp-cost: 146
 # klp-timeout: 900
 # klp-accel: tcg,thread=single
 # klp-min-results: 51

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# klp-cost: 50
 # klp-accel: tcg,thread=single
 # klp-boot-args: idle=halt
 # klp-min-results: 42

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# klp-cost: 38
 # klp-accel: tcg,thread=single
 # klp-min-results: 14
 # Indirect Branch Tracking: on an IBT kernel (CONFIG_X86_KERNEL_IBT,

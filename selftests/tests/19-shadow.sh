@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# klp-cost: 74
 # klp-min-results: 41
 # Shadow variables (core/shadow.c) through klp_test_shadow's debugfs ctl,
 # on the scenarios of upstream's test-shadow-vars.sh (written anew): new

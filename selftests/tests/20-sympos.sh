@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# klp-cost: 50
 # klp-accel: tcg,thread=single
 # klp-min-results: 42
 # Symbol positions (klp_func.old_sympos) under KASLR, where an old_addr

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# klp-cost: 63
 # klp-accel: tcg,thread=single
 # klp-min-results: 46
 # Object callbacks (core/callbacks.c) on the scenarios of upstream's

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# klp-cost: 110
 # klp-min-results: 33
 # Atomic replace (core/replace.c), after the replace part of upstream's
 # test-livepatch.sh, written anew, and past it.  Three patches stacked on

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# klp-cost: 37
 # klp-accel: tcg,thread=single
 # klp-min-results: 26
 # System states (core/state.c), after the scenarios of upstream's

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# klp-cost: 41
 # klp-accel: tcg,thread=single
 # klp-min-results: 55
 # Batched switching: enabling or disabling a patch calls into ftrace, and

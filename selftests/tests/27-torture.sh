@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# klp-cost: 185
 # klp-accel: tcg,thread=single
 # klp-timeout: 900
 # klp-min-results: 2

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# klp-cost: 339
 # klp-accel: tcg,thread=single
 # Single-threaded TCG: on 6.12 the builtin livepatch's transition rewrites
 # every cond_resched() call site (sched_dynamic_klp_enable()) while the

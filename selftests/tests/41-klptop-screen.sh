@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# klp-cost: 120
 # klp-accel: tcg,thread=single
 # klptop's screen, read back from a real terminal: klptop runs in a tmux
 # pane, capture-pane shows what a user sees.  The header totals, one row

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# klp-cost: 367
 # klp-host-prometheus: 9873
 # klp-timeout: 600
 # klp-accel: tcg,thread=single

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# klp-cost: 152
 # klp-accel: tcg,thread=single
 # klp-min-results: 64
 # Single-threaded TCG: the builtin livepatch's enables and disables

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# klp-cost: 107
 # klp-accel: tcg,thread=single
 # klp-min-results: 26
 # Single-threaded TCG, as 14-builtin: on 6.12 the builtin livepatch's

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# klp-cost: 439
 # klp-rootfs: debian12
 # klp-timeout: 900
 # klp-accel: tcg,thread=single

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# klp-cost: 322
 # klp-timeout: 900
 # klp-accel: tcg,thread=single
 # klp-boot-args: log_buf_len=8M

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# klp-cost: 89
 # klp-min-results: 89
 # Fault injection: an allocation or ftrace failure at each step of enable
 # (and of registration and of applying patches to a coming module) must

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# klp-cost: 143
 # klp-min-results: 26
 # Concurrent sysfs writers: several processes write 0 and 1 to the same and
 # to different enabled files at once.  Nothing may deadlock (every writer is

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# klp-cost: 46
 # klp-accel: tcg,thread=single
 # klp-min-results: 14
 # Privilege: only root may change a patch or read addresses; an

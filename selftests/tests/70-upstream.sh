@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# klp-cost: 300
 # klp-accel: tcg,thread=single
 # klp-min-results: 23
 # Upstream's livepatch selftests, run against klp as a peer's suite: the

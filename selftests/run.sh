@@ -261,17 +261,21 @@ guest_drain() {
 	done
 }
 
-# guest_order SCRIPT...: the groups' scripts, the dearest first (# klp-cost:
-# the seconds the group took on an idle machine; none: 0), ties in the
-# order given: started longest first, no long group is left to run alone
-# at the end while the other slot has nothing to do
+# guest_order SCRIPT...: the groups' scripts in the order they start: those
+# that take both slots first (each after another, so the slots drain
+# once, not before each of them), then the others; each kind the dearest
+# first (# klp-cost: the seconds the group took on an idle machine; none:
+# 0), ties in the order given: no long group is left to run alone at the
+# end while the other slot has nothing to do
 guest_order() {
-	local t c
+	local t c w
 	for t in "$@"; do
 		[ -e "$t" ] || continue
 		c=$(sed -n 's/^# klp-cost: \([0-9][0-9]*\)$/\1/p' "$t" | head -n 1)
-		echo "${c:-0} $t"
-	done | sort -s -k1,1nr | cut -d' ' -f2-
+		w=2
+		grep -qx '# klp-accel: tcg,thread=single' "$t" && w=1
+		echo "$w ${c:-0} $t"
+	done | sort -s -k1,1nr -k2,2nr | cut -d' ' -f3-
 }
 
 mapfile -t scripts < <(guest_order "$guest_dir"/*.sh)

@@ -113,6 +113,13 @@ int main(void)
 			ex_count_redirects(&t, &m, 0);
 			for (i = 0; fn && i < fn->nr_funcs; i++)
 				fn->funcs[i]->hits_interval = 0;
+		} else if (!strcmp(w[0], "uncounted")) {	/* uncounted OBJ FUNC PATCH: its probe failed */
+			struct model_fn *fn = model_fn_find(&m, w[1], w[2], false);
+
+			for (i = 0; fn && i < fn->nr_funcs; i++)
+				if (!strcmp(fn->funcs[i]->patch->name, w[3]))
+					fn->funcs[i]->uncounted = true;
+			t.probe_failures++;
 		} else if (!strcmp(w[0], "prune")) {	/* prune SECONDS: that much later, a prune */
 			now += strtoull(w[1], NULL, 0) * MODEL_NSEC_PER_SEC;
 			ex_totals_prune(&t, &m, now);
@@ -347,6 +354,18 @@ assert_eq "... builtin winner changes by patch name (its funcs have no id): v's 
 'klp_func_winner_changes_total{object="vmlinux",function="u",core="livepatch"} 1
 klp_func_winner_changes_total{object="vmlinux",function="v",core="livepatch"} 2' \
 	"$(series "$out" klp_func_winner_changes_total)"
+# a builtin func whose probe failed: its calls unknown, said by name
+out=$(run "$lp_script
+uncounted vmlinux v b2
+render text")
+assert_eq "a func whose probe failed: klp_func_uncounted names it, no other" \
+'klp_func_uncounted{object="vmlinux",function="v",patch="b2",core="livepatch"} 1' \
+	"$(series "$out" klp_func_uncounted)"
+assert_eq "... and klp_exporter_probe_failures_total counts the failure" \
+	"klp_exporter_probe_failures_total 1" "$(grep '^klp_exporter_probe_failures_total ' <<< "$out")"
+check "... promtool check metrics accepts it" \
+	eval 'promtool check metrics <<< "$out" > "$tmp/lint" 2>&1' || diag "$(cat "$tmp/lint")"
+
 out=$(run "$lp_script
 lp vmlinux:u:b3 vmlinux:v:b1
 lp vmlinux:u:b3

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # klp-cost: 152
 # klp-accel: tcg,thread=single
-# klp-min-results: 64
+# klp-min-results: 72
 # Single-threaded TCG: the builtin livepatch's enables and disables
 # rewrite call sites while the other CPU runs (on 6.12 every
 # cond_resched() one, sched_dynamic_klp_enable()), which multi-threaded
@@ -13,7 +13,9 @@
 # stack below it as the builtin's own func_stack holds them (read through
 # BPF), counts exactly the calls each (function, winner) gets with a
 # caller on every CPU, and moves the count to the next patch when the top
-# one is disabled; the screen shows the CORE column.
+# one is disabled; the screen shows the CORE column.  With the builtin
+# unreadable (kptr_restrict=2), klptop shows klp's patches and says why;
+# a builtin func no kprobe may probe shows its counts unknown (null, ?).
 # Before klp.ko is loaded, klptop shows the builtin patches alone, and
 # klp-trace (started then, so it traces the builtin's records only) prints
 # every builtin event of the test, in order: enable, transition start and
@@ -248,6 +250,20 @@ check "the screen's header has CORE" grep -q '^CORE  *OBJECT' <<< "$screen"
 check "klp_target_c's row says livepatch" grep -qE '^livepatch +klp_test_target +klp_target_c +klp_test_builtin ' <<< "$screen"
 check "klp_target_a's row says klp" grep -qE '^klp +klp_test_target +klp_target_a +klp_test_p1 ' <<< "$screen"
 
+# the builtin's source unable to open beside klp's (kernel.kptr_restrict=2
+# hides klp_ops from /proc/kallsyms, root too): klptop says why and shows
+# klp's patches, as the exporter carries on
+kr=$(cat /proc/sys/kernel/kptr_restrict)
+echo 2 > /proc/sys/kernel/kptr_restrict
+"$KLP_BIN/klptop" --json 1 1 > "$T/kr.json" 2> "$T/kr.err"
+rc=$?
+echo "$kr" > /proc/sys/kernel/kptr_restrict
+assert_eq "kptr_restrict=2, the builtin's func_stacks unreadable: klptop runs, klp's rows" \
+	"0 klp_target_a klp_target_b" \
+	"$rc $(jq -r '[.rows[] | select(.core == "klp") | .function] | sort | join(" ")' "$T/kr.json")"
+check "... and says why the builtin's are not" \
+	grep -q 'klp_ops not in /proc/kallsyms' "$T/kr.err"
+
 # the last builtin patch goes: its rows go with it
 check "klp_test_builtin disabled" eval "echo 0 > $LP/klp_test_builtin/enabled"
 check "its transition completes, the patch is freed" wait_until 10 eval "[ ! -e $LP/klp_test_builtin ]"
@@ -341,5 +357,24 @@ assert_eq "exactly those calls recorded, on the new patch, itself the winner" \
 	"100 klp_target_c klp_test_builtin klp_test_builtin" \
 	"$(sed -n 's/.* klp_redirect: core=livepatch old_addr=[^ ]* new_func=[^ ]* func=\([^ ]*\) patch=\([^ ]*\) winner=\([^ ]*\)$/\1 \2 \3/p' "$T/later.out" | uniq -c | awk '{ print $1, $2, $3, $4 }')"
 assert_eq "... its events gone when it ends" 0 "$(grep -c klp_trace_ $TRACEFS/kprobe_events)"
+
+# a builtin func whose new function refuses kprobes (NOKPROBE_SYMBOL): its
+# calls cannot be counted; klptop names it and shows its counts unknown
+check "klp_test_builtin again, its new function one no kprobe may probe" \
+	eval "echo 0 > $LP/klp_test_builtin/enabled && wait_until 10 eval '[ ! -e $LP/klp_test_builtin ]' &&
+		wait_until 10 rmmod klp_test_builtin &&
+		klp_insmod klp_test_builtin func=klp_target_c nokprobe=1 && wait_until 10 builtin_settled klp_test_builtin"
+assert_eq "its calls get its value" 7005 "$(target_call c 10)"
+"$KLP_BIN/klptop" --json 1 1 > "$T/nk.json" 2> "$T/nk.err"
+assert_eq "klptop --json: klp_target_c's counts unknown (null), not 0: the row's and the func's" \
+	"null null null null" \
+	"$(jq -r '.rows[] | select(.function == "klp_target_c") | "\(.hits_total) \(.hits_interval) \(.rate) \(.funcs[0].hits_total)"' "$T/nk.json")"
+check "... klp's rows counted as ever" \
+	eval '[ "$(jq -r ".rows[] | select(.function == \"klp_target_a\") | .hits_total | type" "$T/nk.json")" = number ]'
+check "... and it says which func it cannot count" \
+	grep -q "cannot count the calls of klp_test_builtin's klp_target_c" "$T/nk.err"
+screen=$("$KLP_BIN/klptop" -C --once 2>/dev/null)
+check "the screen: ? for its HITS, HITS/s and TOTAL" \
+	grep -qE '^livepatch +klp_test_target +klp_target_c +klp_test_builtin .* [?] +[?] +[?]$' <<< "$screen"
 [ "$_ktap_fail" = 0 ] || diag "$(cat "$T/text.out" "$T/text.err" "$T/calls.err" "$T/later.err")"
 ktap_finish

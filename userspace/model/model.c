@@ -337,6 +337,20 @@ enum model_core model_fn_core(const struct model_fn *fn)
 	return fn->nr_funcs ? fn->funcs[0]->patch->core : MODEL_CORE_KLP;
 }
 
+/*
+ * Whether a function's calls are unknown: a func on its stack cannot be
+ * counted (its row's sums would be short by that func's calls).
+ */
+bool model_fn_uncounted(const struct model_fn *fn)
+{
+	unsigned int i;
+
+	for (i = 0; i < fn->depth; i++)
+		if (fn->stack[i]->uncounted)
+			return true;
+	return false;
+}
+
 /* How many patches are enabled and disabled, and functions patched. */
 void model_count(const struct model *m, unsigned int *enabled,
 		 unsigned int *disabled, unsigned int *patched_fns)

@@ -62,6 +62,8 @@ struct model_func {
 	unsigned long long hits_interval;
 	unsigned long long hits_total;
 	bool seen;
+	bool uncounted;		/* its calls cannot be counted (a probe that
+				 * failed to attach): its hits are unknown */
 	signed char obj_patched;	/* builtin: its object's sysfs "patched"
 					 * (-1: no such file, before 6.0) */
 	void *priv;		/* the tool's own (klp-exporter: its counter) */
@@ -117,6 +119,7 @@ void model_unsee(struct model *m, enum model_core core);
 void model_sweep(struct model *m, enum model_core core);
 void model_stack_append(struct model_fn *fn, struct model_func *f);
 enum model_core model_fn_core(const struct model_fn *fn);
+bool model_fn_uncounted(const struct model_fn *fn);
 void model_count(const struct model *m, unsigned int *enabled,
 		 unsigned int *disabled, unsigned int *patched_fns);
 unsigned int model_replaced(const struct model *m);

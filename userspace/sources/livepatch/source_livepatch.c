@@ -343,6 +343,7 @@ static struct lp_probe *probe_add(struct lp_source *s,
 			program_invocation_short_name, r->patch, name,
 			r->new_func, strerror(errno));
 		pr->link = NULL;
+		s->probe_failures++;
 	}
 	s->probes = xrealloc(s->probes, s->nr_probes + 1, sizeof(*s->probes));
 	s->probes[s->nr_probes++] = pr;
@@ -440,6 +441,8 @@ static void count(struct lp_source *s, struct model *m)
 			s->probes[i] = s->probes[--s->nr_probes];
 			continue;
 		}
+		/* a probe that failed counts nothing: unknown, not 0 */
+		f->uncounted = !pr->link;
 		now = slot_sum(s, pr->slot);
 		delta = now - pr->last;
 		pr->last = now;

@@ -68,6 +68,7 @@ struct lp_source {
 	bool checked, need_read;	/* lp_source_check() ran; its answer */
 	struct lp_glance now, last;	/* this update's glance, the last read's */
 	unsigned long long reads;	/* full reads so far (0: none yet) */
+	unsigned long long probe_failures; /* probes that could not attach */
 	unsigned long long funcs_freed_seen;	/* the model's, at the last lookup */
 	struct ring_buffer *rb;		/* its events */
 	struct model_log *log;		/* where they go (the update's) */

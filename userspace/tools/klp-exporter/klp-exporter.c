@@ -321,6 +321,7 @@ static int update_builtin(struct klp_exporter *x)
 	nr = ex_winners_save(&x->model, &before);
 	err = lp_source_update(&x->lp, &x->model, &x->log);
 	x->totals.lp_reads = x->lp.reads;
+	x->totals.probe_failures = x->lp.probe_failures;
 	if (err) {
 		free(before);
 		x->totals.errors++;

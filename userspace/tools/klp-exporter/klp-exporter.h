@@ -86,6 +86,7 @@ struct ex_totals {
 	unsigned long long errors;	  /* updates that could not read */
 	unsigned long long attaches;	  /* times the core was found */
 	unsigned long long lp_reads;	  /* the builtin's state read whole */
+	unsigned long long probe_failures; /* the builtin's probes that failed */
 };
 
 /* What one update made of the core, for the render. */

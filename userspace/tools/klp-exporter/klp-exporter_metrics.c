@@ -60,6 +60,22 @@ static void render_model(struct strbuf *b, enum ex_format fmt,
 			ex_put_value(b, j == 0);
 		}
 	}
+	ex_header(b, fmt, "klp_func_uncounted", "gauge",
+	       "1 for a func whose calls cannot be counted (its probe failed to attach): its klp_func_redirects_total is unknown, not 0");
+	for (i = 0; i < m->nr_fns; i++) {
+		const struct model_fn *fn = m->fns[i];
+
+		for (j = 0; j < fn->depth; j++) {
+			if (!fn->stack[j]->uncounted)
+				continue;
+			sb_puts(b, "klp_func_uncounted{");
+			ex_put_labels(b, "object", fn->object, "function", fn->name,
+				   "patch", fn->stack[j]->patch->name, "core",
+				   model_core_names[fn->stack[j]->patch->core], NULL);
+			sb_puts(b, "}");
+			ex_put_value(b, 1);
+		}
+	}
 	ex_header(b, fmt, "klp_func_stack_depth", "gauge",
 	       "Funcs on the function's func_stack (0: the original runs)");
 	for (i = 0; i < m->nr_fns; i++) {
@@ -118,6 +134,9 @@ void ex_render(struct strbuf *b, enum ex_format fmt, const struct ex_view *v)
 		{ "klp_exporter_livepatch_reads_total",
 		  "Times the exporter read the builtin livepatch's patches and func_stacks whole (after a change, during a transition)",
 		  offsetof(struct ex_totals, lp_reads) },
+		{ "klp_exporter_probe_failures_total",
+		  "Probes on a builtin func's new function that could not attach (its calls uncounted: klp_func_uncounted)",
+		  offsetof(struct ex_totals, probe_failures) },
 	};
 	const struct ex_totals *t = v->totals;
 	size_t i;

@@ -366,8 +366,14 @@ int main(int argc, char **argv)
 	err = k->klp ? klp_source_open(&k->src, handle_event, k) : 0;
 	if (!err && k->klp)
 		err = klp_model_resync(&k->model);
-	if (!err)
+	if (!err) {
 		err = lp_source_open(&k->lp);
+		/* it said why; klp's patches are still there to show */
+		if (err && k->klp) {
+			fprintf(stderr, "klptop: the builtin livepatch's patches are not shown, klp's are\n");
+			err = 0;
+		}
+	}
 	if (!err)
 		err = lp_source_update(&k->lp, &k->model, &k->log);
 	if (!err) {

@@ -27,6 +27,16 @@ static void json_str(struct strbuf *b, const char *s)
 		sb_put_ull(b, v);	\
 	} while (0)
 
+/* A count, or null where it is unknown (a func whose probe failed). */
+#define json_count(b, name, v, unknown)	\
+	do {				\
+		json_key(b, name);	\
+		if (unknown)		\
+			sb_lit(b, "null");	\
+		else			\
+			sb_put_ull(b, v);	\
+	} while (0)
+
 /*
  * A string built once, on first use, and copied from then on: what never
  * changes for a row or a func (the names, the address).  1000 rows of
@@ -83,8 +93,8 @@ static void json_func(struct strbuf *b, const struct model_fn *fn,
 	}
 	json_ull(b, "id", f->id);
 	json_ull(b, "pos", pos + 1);	/* -1 off the stack: 0 */
-	json_ull(b, "hits_interval", f->hits_interval);
-	json_ull(b, "hits_total", f->hits_total);
+	json_count(b, "hits_interval", f->hits_interval, f->uncounted);
+	json_count(b, "hits_total", f->hits_total, f->uncounted);
 	sb_put(b, "}", 1);
 	*first = false;
 }
@@ -102,7 +112,7 @@ static void row_head(struct strbuf *b, const void *arg)
 static void json_row(struct strbuf *b, struct model_fn *fn)
 {
 	unsigned int i;
-	bool first;
+	bool first, unknown;
 
 	put_cached(b, &fn->json_head, row_head, fn);
 	json_key(b, "core");
@@ -134,10 +144,14 @@ static void json_row(struct strbuf *b, struct model_fn *fn)
 		sb_put_ull(b, fn->stack[i]->id);
 	}
 	sb_put(b, "]", 1);
-	json_ull(b, "hits_interval", fn->hits_interval);
-	json_ull(b, "hits_total", fn->hits_total);
+	unknown = model_fn_uncounted(fn);
+	json_count(b, "hits_interval", fn->hits_interval, unknown);
+	json_count(b, "hits_total", fn->hits_total, unknown);
 	json_key(b, "rate");
-	sb_put_fixed1(b, fn->rate);
+	if (unknown)
+		sb_lit(b, "null");
+	else
+		sb_put_fixed1(b, fn->rate);
 	json_key(b, "funcs");
 	sb_put(b, "[", 1);
 	/* the stack in order, then the funcs off it */

@@ -271,7 +271,7 @@ static void add_summary(const struct kt_view *v, const struct model *m,
 static void add_rows(const struct kt_view *v, const struct model *m,
 		     struct kt_frame *f)
 {
-	char cut[NR_COLS][KLP_FUNC_LEN + 2], below[512];
+	char cut[NR_COLS][KLP_FUNC_LEN + 2], below[512], counts[40];
 	struct model_fn **rows;
 	int w[NR_COLS];
 	size_t n, r;
@@ -286,8 +286,14 @@ static void add_rows(const struct kt_view *v, const struct model *m,
 		struct model_fn *fn = rows[r];
 
 		stack_below(fn, below, sizeof(below));
+		if (model_fn_uncounted(fn))	/* a func's probe failed */
+			snprintf(counts, sizeof(counts), "%10s %10s %12s",
+				 "?", "?", "?");
+		else
+			snprintf(counts, sizeof(counts), "%10llu %10.1f %12llu",
+				 fn->hits_interval, fn->rate, fn->hits_total);
 		kt_frame_add(f, KT_BODY,
-			     "%-9s %-*s %-*s %-*s %5u %-*s %10llu %10.1f %12llu",
+			     "%-9s %-*s %-*s %-*s %5u %-*s %s",
 			     model_core_names[model_fn_core(fn)],
 			     w[COL_OBJECT], fit(fn->object, w[COL_OBJECT],
 						cut[COL_OBJECT], sizeof(cut[0])),
@@ -298,7 +304,7 @@ static void add_rows(const struct kt_view *v, const struct model *m,
 			     fn->depth,
 			     w[COL_BELOW], fit(below, w[COL_BELOW], cut[COL_BELOW],
 					       sizeof(cut[0])),
-			     fn->hits_interval, fn->rate, fn->hits_total);
+			     counts);
 	}
 	free(rows);
 }

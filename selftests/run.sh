@@ -12,9 +12,9 @@
 # (it printed 1..0, skipped its checks, or stopped early) failed too.
 #
 # With KLP_ALSO_KVER set (make check sets it to the installed 6.12 when
-# KVER is the default), the groups named in KLP_ALSO_GROUPS then run again
-# on that kernel, with the modules rebuilt for it, counted in the same
-# closing line.  With KLP_ALSO_KVER=missing (make check without a 6.12
+# KVER is the default), the groups named in KLP_ALSO_GROUPS run again on
+# that kernel, from a copy of the tree built for it (build/also-KVER),
+# queued after the first kernel's, counted in the same closing line.  With KLP_ALSO_KVER=missing (make check without a 6.12
 # kernel's headers) that pass is one failure, not silence.
 #
 # Usage: selftests/run.sh [NAME-PATTERN...]   e.g. selftests/run.sh stack deferred
@@ -92,10 +92,9 @@ log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
 
 # The host tests run one after the other in the background, beside the
-# first kernel's guest groups (they share the cores; a guest a host test
-# boots queues on the guest lock like any other), each one's output kept
-# apart; host_reap shows and counts them once they are all done, before
-# anything rebuilds the tree for the second kernel.
+# guest groups (they share the cores; a guest a host test boots queues on
+# the guest lock like any other), each one's output kept apart; host_reap
+# shows and counts them once they and every guest group are done.
 mkdir "$log/host"
 host_run() {
 	local t n s0
@@ -160,10 +159,11 @@ guest_rootfs() {
 		"$top/scripts/rootfs.sh" "$2" "$(grep '/klp-tools_' <<< "$debs")"
 }
 
-# guest_run GROUP-SCRIPT NAME KVER OUT: boot one group's guest, output to
-# OUT, boot.sh's status to OUT.rc (a background job)
+# guest_run GROUP-SCRIPT NAME KVER OUT WEIGHT BOOT: boot one group's guest
+# with BOOT (the boot.sh of the tree the group runs from), output to OUT,
+# boot.sh's status to OUT.rc (a background job)
 guest_run() {
-	local t=$1 name=$2 kver=$3 out=$4 args tmo accel gport rc rootfs
+	local t=$1 name=$2 kver=$3 out=$4 boot=$6 args tmo accel gport rc rootfs
 	args=$(sed -n 's/^# klp-boot-args: //p' "$t")
 	tmo=$(sed -n 's/^# klp-timeout: //p' "$t")
 	# a debug kernel (make check-debug) runs everything several times slower
@@ -237,17 +237,17 @@ guest_reap() {
 	unset "job_name[$pid]" "job_weight[$pid]" "job_t0[$pid]" "job_out[$pid]" "job_script[$pid]"
 }
 
-# guest GROUP-SCRIPT NAME [KVER]: start one guest group once its slots
-# are free
+# guest GROUP-SCRIPT NAME [KVER [BOOT]]: start one guest group once its
+# slots are free (booted by BOOT, default this tree's boot.sh)
 guest() {
-	local t=$1 name=$2 kver=${3:-${KVER:-}} weight=$slots pid out
+	local t=$1 name=$2 kver=${3:-${KVER:-}} gboot=${4:-$boot} weight=$slots pid out
 	# (with one slot, every guest has the machine to itself)
 	[ "$slots" -ge 2 ] && grep -qx '# klp-accel: tcg,thread=single' "$t" && weight=1
 	while [ "$free" -lt "$weight" ]; do
 		guest_reap
 	done
 	out=$(mktemp "$log/group.XXXXXX")
-	guest_run "$t" "$name" "$kver" "$out" "$weight" &
+	guest_run "$t" "$name" "$kver" "$out" "$weight" "$gboot" &
 	pid=$!
 	job_name[$pid]=$name job_weight[$pid]=$weight job_t0[$pid]=$SECONDS job_out[$pid]=$out
 	job_script[$pid]=$t
@@ -278,6 +278,38 @@ guest_order() {
 	done | sort -s -k1,1nr -k2,2nr | cut -d' ' -f3-
 }
 
+# The second kernel (make check sets KLP_ALSO_KVER to the installed 6.12):
+# the groups whose outcome the kernel can change run again on it, from a
+# copy of this tree (git's files, the guest kernels shared) built for it
+# in the background while the first kernel's groups run; its groups are
+# queued after theirs, so they fill the slots as the first ones end, and
+# this tree stays built for the first kernel.
+also=${KLP_ALSO_KVER:-}
+if [ "$also" = missing ]; then
+	echo "not ok - the second kernel's pass: no 6.12 headers installed ($("$top/scripts/kver.sh" 6.12 2>&1 >/dev/null))"
+	failed=$((failed + 1)); failures+=("no second kernel (6.12) to run on")
+	also=
+fi
+[ "$also" = "${KVER:-}" ] && also=
+# (the groups whose outcome the kernel can change: its ftrace and symbols,
+# IBT, stack unwinding, the builtin livepatch the tools and the torture
+# read, BTF for the BPF programs (43 and 45 load klptop's); the others
+# run on one kernel in CI's hour, and on 6.12 whole with make check
+# KVER=...)
+also_groups=${KLP_ALSO_GROUPS:-10-core 13-symbols 14-builtin 15-reloc 17-hardening 18-ibt 24-batch 25-consistency 26-edges 27-torture 43-livepatch-source 45-transitions}
+also_tree=$top/build/also-$also
+also_build() {
+	rm -rf "$also_tree" && mkdir -p "$also_tree/build" &&
+	git -C "$top" ls-files -z --cached --others --exclude-standard |
+		(cd "$top" && xargs -0 cp --parents -t "$also_tree") &&
+	ln -s "$top/build/kernel" "$also_tree/build/kernel" &&
+	make -s -C "$also_tree" all KVER="$also"
+}
+if [ -n "$also" ]; then
+	also_build > "$log/also-build" 2>&1 &
+	also_pid=$!
+fi
+
 mapfile -t scripts < <(guest_order "$guest_dir"/*.sh)
 for t in "${scripts[@]}"; do
 	name=guest/$(basename "$t" .sh)
@@ -285,28 +317,15 @@ for t in "${scripts[@]}"; do
 	groups=$((groups + 1))
 	guest "$t" "$name"
 done
-guest_drain
-host_reap
 
-# The second kernel: the named groups again, on the modules rebuilt for it.
-also=${KLP_ALSO_KVER:-}
-if [ "$also" = missing ]; then
-	echo "not ok - the second kernel's pass: no 6.12 headers installed ($("$top/scripts/kver.sh" 6.12 2>&1 >/dev/null))"
-	failed=$((failed + 1)); failures+=("no second kernel (6.12) to run on")
-	also=
-fi
-# (the groups whose outcome the kernel can change: its ftrace and symbols,
-# IBT, stack unwinding, the builtin livepatch the tools and the torture
-# read, BTF for the BPF programs (43 and 45 load klptop's); the others
-# run on one kernel in CI's hour, and on 6.12 whole with make check
-# KVER=...)
-also_groups=${KLP_ALSO_GROUPS:-10-core 13-symbols 14-builtin 15-reloc 17-hardening 18-ibt 24-batch 25-consistency 26-edges 27-torture 43-livepatch-source 45-transitions}
-if [ -n "$also" ] && [ "$also" != "${KVER:-}" ]; then
+# the second kernel's groups, once its tree is built
+if [ -n "$also" ]; then
 	echo "# ==== the same groups on $also: $also_groups"
-	if make -s -C "$top" all KVER="$also" > "$log/build" 2>&1; then
+	if wait "$also_pid"; then
+		also_dir=${KLP_GUEST_TESTS:-$also_tree/selftests/tests}
 		scripts=()
 		for g in $also_groups; do
-			t=$guest_dir/$g.sh
+			t=$also_dir/$g.sh
 			wanted "guest/$g" || continue
 			if [ ! -e "$t" ]; then
 				echo "not ok - no group $g for $also"
@@ -318,19 +337,17 @@ if [ -n "$also" ] && [ "$also" != "${KVER:-}" ]; then
 		mapfile -t scripts < <(guest_order "${scripts[@]}")
 		for t in "${scripts[@]}"; do
 			groups=$((groups + 1))
-			guest "$t" "guest@$also/$(basename "$t" .sh)" "$also"
+			guest "$t" "guest@$also/$(basename "$t" .sh)" "$also" \
+				"${KLP_GUEST_BOOT:-$also_tree/selftests/guest/boot.sh}"
 		done
-		guest_drain
 	else
-		tail -n 30 "$log/build"
+		tail -n 30 "$log/also-build"
 		echo "not ok - build for $also"
 		failed=$((failed + 1)); failures+=("$also: the build failed")
 	fi
-	# leave the tree built for the first kernel again (not for CI: its
-	# clone is thrown away, KLP_CI_CLONE=1 in .ci/run)
-	[ -n "${KLP_CI_CLONE:-}" ] ||
-		make -s -C "$top" all > "$log/build" 2>&1 || tail -n 30 "$log/build"
 fi
+guest_drain
+host_reap
 
 if [ "$groups" = 0 ]; then
 	echo "not ok - no group matches '${patterns[*]}' (see selftests/host/ and selftests/tests/)"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# klp-cost: 322
+# klp-cost: 220
 # klp-timeout: 900
 # klp-accel: tcg,thread=single
 # klp-boot-args: log_buf_len=8M
@@ -12,16 +12,16 @@
 # as 17-hardening checks once): its allocations must return to what the
 # fresh core held, and its unload leave nothing behind (sysfs and debugfs
 # roots, ftrace hooks, kprobes, a reference on klp_events).  Then the
-# target module is loaded and unloaded 200 times while two patches for it
+# target module is loaded and unloaded 100 times while two patches for it
 # are registered and enabled.  Every load must reapply them in
 # registration order, every unload revert them, and nothing may leak: no
 # ftrace_ops left, the core's own allocations exactly as before.  Last, a
 # kmemleak scan (make check-debug's kernel; the stock one has no kmemleak:
 # a SKIP there).
 . "$(dirname "$0")/../lib.sh"
-ktap_start "core churn: 20 reloads of the core; module churn: 200 loads of a patched module"
+ktap_start "core churn: 20 reloads of the core; module churn: 100 loads of a patched module"
 
-ROUNDS=${KLP_CHURN_ROUNDS:-200}
+ROUNDS=${KLP_CHURN_ROUNDS:-100}
 CORE_ROUNDS=${KLP_CHURN_CORE_ROUNDS:-20}
 klp_insmod klp_test_target || bail "target loads"
 klp_events_load || bail "klp_events (the tracepoints) loads"

@@ -262,11 +262,12 @@ guest_drain() {
 }
 
 # guest_order SCRIPT...: the groups' scripts in the order they start: those
-# that take both slots first (each after another, so the slots drain
-# once, not before each of them), then the others; each kind the dearest
-# first (# klp-cost: the seconds the group took on an idle machine; none:
-# 0), ties in the order given: no long group is left to run alone at the
-# end while the other slot has nothing to do
+# that take one slot, then those that take both (each after another, so
+# the slots drain once, not before each of them; last, when the host
+# tests and the second kernel's build no longer slow the cores they hold
+# alone); each kind the dearest first (# klp-cost: the seconds the group
+# took on an idle machine; none: 0), ties in the order given: no long
+# group is left to run alone at the end while the other slot idles
 guest_order() {
 	local t c w
 	for t in "$@"; do
@@ -275,7 +276,7 @@ guest_order() {
 		w=2
 		grep -qx '# klp-accel: tcg,thread=single' "$t" && w=1
 		echo "$w ${c:-0} $t"
-	done | sort -s -k1,1nr -k2,2nr | cut -d' ' -f3-
+	done | sort -s -k1,1n -k2,2nr | cut -d' ' -f3-
 }
 
 # The second kernel (make check sets KLP_ALSO_KVER to the installed 6.12):

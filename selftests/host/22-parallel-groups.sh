@@ -3,8 +3,8 @@
 # selftests/run.sh runs two guest groups at once only where that costs
 # nothing: two on single-threaded TCG overlap, any other group runs alone;
 # every group is counted once, its output shown whole, a crash fails that
-# group alone and names it; the groups that take both slots start first,
-# then the dearest (# klp-cost:).
+# group alone and names it; the groups that take one slot start first,
+# the dearest first (# klp-cost:), then those that take both.
 # Driven with a fake boot script (no guest).
 . "$(dirname "$0")/../lib.sh"
 ktap_start "run.sh: guest groups two at a time where they fit"
@@ -73,13 +73,14 @@ KLP_HOST_TESTS=$tmp/host KLP_GUEST_TESTS=$tmp/tests KLP_GUEST_BOOT=$tmp/boot \
 	KLP_FAKE_LOG=$tmp/log KLP_ALSO_KVER= KLP_GUEST_SLOTS=1 "$KLP_TOP/selftests/run.sh" > /dev/null 2>&1
 check "KLP_GUEST_SLOTS=1: no two groups at once" eval '! overlap a-st1 b-st2 && ! overlap d-st3 e-st4'
 
-# the groups that take both slots first, then the others, each kind the
-# dearest first (# klp-cost: seconds), those with no cost in name order
+# the groups that take one slot first, then those that take both, each
+# kind the dearest first (# klp-cost: seconds), those with no cost in
+# name order
 : > "$tmp/log"
 printf '# klp-cost: 40\n' >> "$tmp/tests/b-st2.sh"
 printf '# klp-cost: 300\n' >> "$tmp/tests/d-st3.sh"
 KLP_HOST_TESTS=$tmp/host KLP_GUEST_TESTS=$tmp/tests KLP_GUEST_BOOT=$tmp/boot \
 	KLP_FAKE_LOG=$tmp/log KLP_ALSO_KVER= KLP_GUEST_SLOTS=1 "$KLP_TOP/selftests/run.sh" > /dev/null 2>&1
-assert_eq "groups start both-slot ones first, then longest first (# klp-cost:), the rest in name order" \
-	"c-mt d-st3 b-st2 a-st1 e-st4" "$(awk '$1 == "start" { print $2 }' "$tmp/log" | paste -sd' ')"
+assert_eq "groups start one-slot ones first, both-slot ones last, each kind longest first (# klp-cost:), the rest in name order" \
+	"d-st3 b-st2 a-st1 e-st4 c-mt" "$(awk '$1 == "start" { print $2 }' "$tmp/log" | paste -sd' ')"
 ktap_finish

@@ -281,7 +281,7 @@ guest_order() {
 
 # The second kernel (make check sets KLP_ALSO_KVER to the installed 6.12):
 # the groups whose outcome the kernel can change run again on it, from a
-# copy of this tree (git's files, the guest kernels shared) built for it
+# copy of this tree (git's files, the guest kernels hard-linked) built for it
 # in the background while the first kernel's groups run; its groups are
 # queued after theirs, so they fill the slots as the first ones end, and
 # this tree stays built for the first kernel.
@@ -303,7 +303,9 @@ also_build() {
 	rm -rf "$also_tree" && mkdir -p "$also_tree/build" &&
 	git -C "$top" ls-files -z --cached --others --exclude-standard |
 		(cd "$top" && xargs -0 cp --parents -t "$also_tree") &&
-	ln -s "$top/build/kernel" "$also_tree/build/kernel" &&
+	# hard links, not a symlink: a guest sees only its tree's own path
+	# (its /tmp is a tmpfs), so a link out of it would not resolve there
+	cp -al "$top/build/kernel" "$also_tree/build/kernel" &&
 	make -s -C "$also_tree" all KVER="$also"
 }
 if [ -n "$also" ]; then

@@ -7,7 +7,10 @@ it keys and resizes, and keep the screen it draws (selftests/host/23).
 
 SCRIPT is one step a line:
     keys TEXT      write TEXT to the terminal (\\e, \\r, \\x.. escapes)
-    resize RxC     set the terminal's size: the kernel sends SIGWINCH
+    resize RxC     set the terminal's size: the kernel sends SIGWINCH;
+                   then until two frames (ESC [ H) began after it (5 s at
+                   most: the first may be one written before the signal
+                   and read after it) and the program settled
     wait TEXT      until the screen shows TEXT (5 s at most)
     settle         until the program has drawn nothing for 0.3 s
     screen         print the screen, row by row, between "--- screen"
@@ -170,7 +173,11 @@ def main():
         elif word == "resize":
             r, c = (int(x) for x in arg.split("x"))
             screen.resize(r, c)
+            since = len(raw)
             fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", r, c, 0, 0))
+            end = time.time() + 5
+            while raw.count(b"\x1b[H", since) < 2 and time.time() < end:
+                pump(0.1)
             settle()
         elif word == "wait":
             end = time.time() + 5

@@ -156,6 +156,15 @@ class Torture:
             if not wait_for(self.quiet, QUIET_TIMEOUT, 0.1):
                 self.fail("%s: a disabled patch is not freed" % op)
             return
+        if op.startswith("force "):
+            # a forced transition holds for no sleeper: each side completes
+            # it, the builtin in its next transition work (up to a second
+            # after klp, which completes in the write)
+            if not wait_for(self.quiet, QUIET_TIMEOUT, 0.1):
+                self.fail("%s: a forced transition did not complete (klp: %s; builtin: %s)"
+                          % (op, self.sides["k"].in_transition(),
+                             self.sides["b"].in_transition()))
+            return
         kind = self.kinds[(pend["b"] or pend["k"])[0]]
         target = self.sides["b"].patches().get(kind.name, ("?",))[0]
         held = {s: self.held(s, kind, target) for s in SIDES}
@@ -407,7 +416,9 @@ class Torture:
         if "tgt" not in self.obs["loaded"]:
             self.do("tgt_in", None)
         self.do("tgt_out", None)
-        if ktt_sides.run(["rmmod", "ktt_park"]) != "ok":
+        # (the patch modules a force pinned use ktt_park's symbols: it
+        # stays with them)
+        if ktt_sides.run(["rmmod", "ktt_park"]) != "ok" and not left:
             self.fail("ktt_park does not unload")
         # what klp holds: nothing, but the modules a force pinned and the
         # shadow variable a replace took over from sh (its post_unpatch,

@@ -190,9 +190,7 @@ done
 scratch_tree() {
 	SCRATCH=$(mktemp -d "$KLP_TOP/build/$1.XXXXXX") || bail "a scratch directory"
 	trap 'rm -rf "$SCRATCH"' EXIT
-	git -C "$KLP_TOP" ls-files -z --cached --others --exclude-standard |
-		(cd "$KLP_TOP" && xargs -0 cp --parents -t "$SCRATCH") ||
-		bail "scratch copy of the tree"
+	"$KLP_TOP/scripts/copy-tree.sh" "$SCRATCH" || bail "scratch copy of the tree"
 }
 
 # klp_ko_check NAME KVER KLP-KO KLP_EVENTS-KO [DIR]: ok if klp.ko and

@@ -56,14 +56,10 @@ header() {
 	sed -n "s/^# klp-mutant-$2: //p" "$1"
 }
 
-# copy DIR: the working tree as it is (tracked files and new ones not
-# ignored, as scratch_tree in selftests/lib.sh copies it) in DIR, a git
+# copy DIR: the working tree as it is (scripts/copy-tree.sh) in DIR, a git
 # repository of its own (so that git apply patches the copy's paths)
 copy() {
-	rm -rf "$1"
-	mkdir -p "$1/build" || return
-	git ls-files -z --cached --others --exclude-standard |
-		xargs -0 cp --parents -t "$1" || return
+	"$top/scripts/copy-tree.sh" "$1" && mkdir "$1/build" || return
 	ln -s ../../../kernel "$1/build/kernel"
 	(cd "$1" && git init -q)
 }

@@ -237,12 +237,18 @@ guest_reap() {
 	unset "job_name[$pid]" "job_weight[$pid]" "job_t0[$pid]" "job_out[$pid]" "job_script[$pid]"
 }
 
+# single_threaded GROUP-SCRIPT: the group runs on single-threaded TCG
+# (# klp-accel: tcg,thread=single), one host core busy
+single_threaded() {
+	grep -qx '# klp-accel: tcg,thread=single' "$1"
+}
+
 # guest GROUP-SCRIPT NAME [KVER [BOOT]]: start one guest group once its
 # slots are free (booted by BOOT, default this tree's boot.sh)
 guest() {
 	local t=$1 name=$2 kver=${3:-${KVER:-}} gboot=${4:-$boot} weight=$slots pid out
 	# (with one slot, every guest has the machine to itself)
-	[ "$slots" -ge 2 ] && grep -qx '# klp-accel: tcg,thread=single' "$t" && weight=1
+	[ "$slots" -ge 2 ] && single_threaded "$t" && weight=1
 	while [ "$free" -lt "$weight" ]; do
 		guest_reap
 	done
@@ -274,7 +280,7 @@ guest_order() {
 		[ -e "$t" ] || continue
 		c=$(sed -n 's/^# klp-cost: \([0-9][0-9]*\)$/\1/p' "$t" | head -n 1)
 		w=2
-		grep -qx '# klp-accel: tcg,thread=single' "$t" && w=1
+		single_threaded "$t" && w=1
 		echo "$w ${c:-0} $t"
 	done | sort -s -k1,1n -k2,2nr | cut -d' ' -f3-
 }
@@ -300,9 +306,7 @@ fi
 also_groups=${KLP_ALSO_GROUPS:-10-core 13-symbols 14-builtin 15-reloc 17-hardening 18-ibt 24-batch 25-consistency 26-edges 27-torture 43-livepatch-source 45-transitions}
 also_tree=$top/build/also-$also
 also_build() {
-	rm -rf "$also_tree" && mkdir -p "$also_tree/build" &&
-	git -C "$top" ls-files -z --cached --others --exclude-standard |
-		(cd "$top" && xargs -0 cp --parents -t "$also_tree") &&
+	"$top/scripts/copy-tree.sh" "$also_tree" && mkdir "$also_tree/build" &&
 	# hard links, not a symlink: a guest sees only its tree's own path
 	# (its /tmp is a tmpfs), so a link out of it would not resolve there
 	cp -al "$top/build/kernel" "$also_tree/build/kernel" &&

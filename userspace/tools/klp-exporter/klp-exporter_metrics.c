@@ -8,6 +8,20 @@
 #include <stddef.h>
 #include "klp-exporter.h"
 
+/* One sample of a func on fn's stack: NAME{object,function,patch,core} V */
+static void func_sample(struct strbuf *b, const char *name,
+			const struct model_fn *fn, const struct model_func *f,
+			unsigned long long v)
+{
+	sb_puts(b, name);
+	sb_puts(b, "{");
+	ex_put_labels(b, "object", fn->object, "function", fn->name, "patch",
+		      f->patch->name, "core", model_core_names[f->patch->core],
+		      NULL);
+	sb_puts(b, "}");
+	ex_put_value(b, v);
+}
+
 static void render_model(struct strbuf *b, enum ex_format fmt,
 			 const struct model *m)
 {
@@ -51,30 +65,19 @@ static void render_model(struct strbuf *b, enum ex_format fmt,
 	for (i = 0; i < m->nr_fns; i++) {
 		const struct model_fn *fn = m->fns[i];
 
-		for (j = 0; j < fn->depth; j++) {
-			sb_puts(b, "klp_func_winner{");
-			ex_put_labels(b, "object", fn->object, "function", fn->name,
-				   "patch", fn->stack[j]->patch->name, "core",
-				   model_core_names[fn->stack[j]->patch->core], NULL);
-			sb_puts(b, "}");
-			ex_put_value(b, j == 0);
-		}
+		for (j = 0; j < fn->depth; j++)
+			func_sample(b, "klp_func_winner", fn, fn->stack[j],
+				    j == 0);
 	}
 	ex_header(b, fmt, "klp_func_uncounted", "gauge",
 	       "1 for a func whose calls cannot be counted (its probe failed to attach): its klp_func_redirects_total is unknown, not 0");
 	for (i = 0; i < m->nr_fns; i++) {
 		const struct model_fn *fn = m->fns[i];
 
-		for (j = 0; j < fn->depth; j++) {
-			if (!fn->stack[j]->uncounted)
-				continue;
-			sb_puts(b, "klp_func_uncounted{");
-			ex_put_labels(b, "object", fn->object, "function", fn->name,
-				   "patch", fn->stack[j]->patch->name, "core",
-				   model_core_names[fn->stack[j]->patch->core], NULL);
-			sb_puts(b, "}");
-			ex_put_value(b, 1);
-		}
+		for (j = 0; j < fn->depth; j++)
+			if (fn->stack[j]->uncounted)
+				func_sample(b, "klp_func_uncounted", fn,
+					    fn->stack[j], 1);
 	}
 	ex_header(b, fmt, "klp_func_stack_depth", "gauge",
 	       "Funcs on the function's func_stack (0: the original runs)");

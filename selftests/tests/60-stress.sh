@@ -130,8 +130,8 @@ toggle_random() {
 			t_end=$((EPOCHSECONDS + 30))
 			read -r tr < "$KLP_SYSFS/klp_test_p$p/transition"
 			[ "$tr" = 0 ] || outlasted=$((outlasted + 1))
-			while read -r tr < "$KLP_SYSFS/klp_test_p$p/transition" &&
-			      [ "$tr" != 0 ] && [ $EPOCHSECONDS -lt $t_end ]; do
+			while [ "$tr" != 0 ] && [ $EPOCHSECONDS -lt $t_end ] &&
+			      read -r tr < "$KLP_SYSFS/klp_test_p$p/transition"; do
 				:
 			done
 			[ "$tr" = 0 ] || failed=$((failed + 1))

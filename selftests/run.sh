@@ -159,15 +159,35 @@ guest_rootfs() {
 		"$top/scripts/rootfs.sh" "$2" "$(grep '/klp-tools_' <<< "$debs")"
 }
 
+# guest_cost SCRIPT: the seconds the group took on an idle machine (its
+# # klp-cost: header; none: 0)
+guest_cost() {
+	local c
+	c=$(sed -n 's/^# klp-cost: \([0-9][0-9]*\)$/\1/p' "$1" | head -n 1)
+	echo "${c:-0}"
+}
+
+# guest_timeout SCRIPT: the seconds its guest may run: its # klp-timeout:
+# (default 600), but never under three times its cost (beside the host
+# tests, the 6.12 build and the other slot's group, a group takes up to
+# twice its idle time; a timeout near that fails it for being slow), and
+# KLP_TIMEOUT_SCALE times that on a debug kernel (make check-debug runs
+# everything several times slower)
+guest_timeout() {
+	local tmo
+	tmo=$(sed -n 's/^# klp-timeout: \([0-9][0-9]*\)$/\1/p' "$1" | head -n 1)
+	tmo=${tmo:-600}
+	(( tmo < 3 * $(guest_cost "$1") )) && tmo=$(( 3 * $(guest_cost "$1") ))
+	echo $(( tmo * ${KLP_TIMEOUT_SCALE:-1} ))
+}
+
 # guest_run GROUP-SCRIPT NAME KVER OUT WEIGHT BOOT: boot one group's guest
 # with BOOT (the boot.sh of the tree the group runs from), output to OUT,
 # boot.sh's status to OUT.rc (a background job)
 guest_run() {
 	local t=$1 name=$2 kver=$3 out=$4 boot=$6 args tmo accel gport rc rootfs
 	args=$(sed -n 's/^# klp-boot-args: //p' "$t")
-	tmo=$(sed -n 's/^# klp-timeout: //p' "$t")
-	# a debug kernel (make check-debug) runs everything several times slower
-	tmo=$(( ${tmo:-600} * ${KLP_TIMEOUT_SCALE:-1} ))
+	tmo=$(guest_timeout "$t")
 	accel=$(sed -n 's/^# klp-accel: //p' "$t")
 	gport=$(sed -n 's/^# klp-host-prometheus: //p' "$t")
 	rootfs=$(sed -n 's/^# klp-rootfs: //p' "$t")
@@ -275,13 +295,12 @@ guest_drain() {
 # took on an idle machine; none: 0), ties in the order given: no long
 # group is left to run alone at the end while the other slot idles
 guest_order() {
-	local t c w
+	local t w
 	for t in "$@"; do
 		[ -e "$t" ] || continue
-		c=$(sed -n 's/^# klp-cost: \([0-9][0-9]*\)$/\1/p' "$t" | head -n 1)
 		w=2
 		single_threaded "$t" && w=1
-		echo "$w ${c:-0} $t"
+		echo "$w $(guest_cost "$t") $t"
 	done | sort -s -k1,1n -k2,2nr | cut -d' ' -f3-
 }
 

@@ -12,13 +12,15 @@ ktap_start "run.sh: guest groups two at a time where they fit"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/host" "$tmp/tests"
-# fake boot.sh: logs "start|end NAME SECONDS.NS", prints a TAP group of two
+# fake boot.sh: logs "start NAME SECONDS.NS WEIGHT TIMEOUT" (its -t) and
+# "end NAME SECONDS.NS", prints a TAP group of two
 # lines with a pause between them, exits as the group's script says
 cat > "$tmp/boot" <<'FAKE'
 #!/bin/bash
 t=${*: -1}
 n=$(basename "$t" .sh)
-echo "start $n $(date +%s.%N) $KLP_GUEST_WEIGHT" >> "$KLP_FAKE_LOG"
+[ "$1" = -t ] || exit 2
+echo "start $n $(date +%s.%N) $KLP_GUEST_WEIGHT $2" >> "$KLP_FAKE_LOG"
 echo "TAP version 13"
 echo "ok 1 - $n first"
 sleep 1.5
@@ -79,8 +81,12 @@ check "KLP_GUEST_SLOTS=1: no two groups at once" eval '! overlap a-st1 b-st2 && 
 : > "$tmp/log"
 printf '# klp-cost: 40\n' >> "$tmp/tests/b-st2.sh"
 printf '# klp-cost: 300\n' >> "$tmp/tests/d-st3.sh"
+printf '# klp-timeout: 700\n' >> "$tmp/tests/a-st1.sh"
 KLP_HOST_TESTS=$tmp/host KLP_GUEST_TESTS=$tmp/tests KLP_GUEST_BOOT=$tmp/boot \
 	KLP_FAKE_LOG=$tmp/log KLP_ALSO_KVER= KLP_GUEST_SLOTS=1 "$KLP_TOP/selftests/run.sh" > /dev/null 2>&1
 assert_eq "groups start one-slot ones first, both-slot ones last, each kind longest first (# klp-cost:), the rest in name order" \
 	"d-st3 b-st2 a-st1 e-st4 c-mt" "$(awk '$1 == "start" { print $2 }' "$tmp/log" | paste -sd' ')"
+assert_eq "each guest's timeout: its # klp-timeout: (default 600), at least three times its cost" \
+	"d-st3 900 b-st2 600 a-st1 700 e-st4 600 c-mt 600" \
+	"$(awk '$1 == "start" { print $2, $5 }' "$tmp/log" | paste -sd' ')"
 ktap_finish

@@ -2,7 +2,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # klp-cost: 141
 # klp-accel: tcg,thread=single
-# klp-timeout: 600
 # klp-min-results: 75
 # The consistency model (core/transition.c): a patch that changes
 # klp_cm_f() and the klp_cm_g() it calls twice, around a sleep

@@ -2,7 +2,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # klp-cost: 108
 # klp-accel: tcg,thread=single
-# klp-timeout: 600
 # klp-min-results: 68
 # The consistency model at its edges, each one a sequence that freed code
 # under a sleeping task or mixed versions before (issue 31's defects), on

@@ -1,7 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # klp-cost: 230
-# klp-timeout: 600
 # klp-accel: tcg,thread=single
 # klp-min-results: 51
 # The klp:* tracepoints through perf, bpftrace and klp-trace, each run as

@@ -15,7 +15,6 @@
 # call and never lets the original run; klptop's JSON reports the new
 # stack in its first interval after every transition, and the same totals
 # as the map.
-# klp-timeout: 540
 # klp-min-results: 111
 . "$(dirname "$0")/../lib.sh"
 ktap_start "klptop: BPF redirection counters and --json"

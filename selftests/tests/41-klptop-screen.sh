@@ -7,7 +7,6 @@
 # per patched function with its winner, the stack below it and its hits,
 # the transition footer; the screen is cleared each refresh; s cycles the
 # sort, p pauses, q quits.  Then -C, -r, -p and -f through a pipe.
-# klp-timeout: 300
 # klp-min-results: 28
 . "$(dirname "$0")/../lib.sh"
 ktap_start "klptop: the screen, in a terminal"

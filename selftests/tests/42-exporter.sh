@@ -2,7 +2,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # klp-cost: 367
 # klp-host-prometheus: 9873
-# klp-timeout: 600
 # klp-accel: tcg,thread=single
 # klp-min-results: 94
 # Single-threaded TCG, as 43-livepatch-source: the builtin livepatch's

@@ -2,7 +2,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # klp-cost: 439
 # klp-rootfs: debian12
-# klp-timeout: 900
 # klp-accel: tcg,thread=single
 # klp-min-results: 65
 # Single-threaded TCG, as 42-exporter: builtin patches are enabled while

@@ -1,7 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # klp-cost: 51
-# klp-timeout: 600
 # klp-min-results: 14
 # The first guarantee under real parallelism: a switch between winners never
 # lets the original run.  p1 stays enabled on klp_target_a and _b, so their

@@ -155,8 +155,9 @@ int main(void)
 				ex_put_labels(&b, "comm", v, NULL);
 				printf("\t%.*s\n", (int)b.len, b.s);
 			}
-		} else if (!strcmp(w[0], "render")) {	/* render text|om up|down */
-			struct ex_view v = { .up = !strcmp(w[2], "up"), .model = &m, .totals = &t };
+		} else if (!strcmp(w[0], "render")) {	/* render text|om up|down [nocalls] */
+			struct ex_view v = { .up = !strcmp(w[2], "up"), .model = &m, .totals = &t,
+					     .no_calls = n > 3 && !strcmp(w[3], "nocalls") };
 
 			b.len = 0;
 			ex_render(&b, strcmp(w[1], "om") ? EX_TEXT : EX_OPENMETRICS, &v);
@@ -365,6 +366,24 @@ assert_eq "... and klp_exporter_probe_failures_total counts the failure" \
 	"klp_exporter_probe_failures_total 1" "$(grep '^klp_exporter_probe_failures_total ' <<< "$out")"
 check "... promtool check metrics accepts it" \
 	eval 'promtool check metrics <<< "$out" > "$tmp/lint" 2>&1' || diag "$(cat "$tmp/lint")"
+assert_eq "... the calls collector on: klp_exporter_collector_enabled says so" \
+	'klp_exporter_collector_enabled{collector="calls"} 1' "$(series "$out" klp_exporter_collector_enabled)"
+# --no-collector.calls: the calls' series are absent, the rest as it was
+nocalls=$(run "$lp_script
+uncounted vmlinux v b2
+render text up nocalls")
+calls_families='klp_func_redirects_total|klp_func_uncounted|klp_exporter_lost_redirects_total|klp_exporter_unattributed_redirects_total|klp_exporter_probe_failures_total'
+assert_eq "--no-collector.calls: no series of the calls collector (their HELP and TYPE neither)" "" \
+	"$(grep -E "^(# (HELP|TYPE) )?($calls_families)( |\{)" <<< "$nocalls")"
+assert_eq "... klp_exporter_collector_enabled{collector=\"calls\"} 0" \
+	'klp_exporter_collector_enabled{collector="calls"} 0' "$(series "$nocalls" klp_exporter_collector_enabled)"
+assert_eq "... every other series as with it" \
+	"$(grep -Ev "^(# (HELP|TYPE) )?($calls_families|klp_exporter_collector_enabled)( |\{)" <<< "$(run "$lp_script
+uncounted vmlinux v b2
+render text up")")" \
+	"$(grep -Ev "^(# (HELP|TYPE) )?(klp_exporter_collector_enabled)( |\{)" <<< "$nocalls")"
+check "... promtool check metrics accepts it" \
+	eval 'promtool check metrics <<< "$nocalls" > "$tmp/lint" 2>&1' || diag "$(cat "$tmp/lint")"
 
 out=$(run "$lp_script
 lp vmlinux:u:b3 vmlinux:v:b1

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # klp-cost: 152
 # klp-accel: tcg,thread=single
-# klp-min-results: 72
+# klp-min-results: 86
 # Single-threaded TCG: the builtin livepatch's enables and disables
 # rewrite call sites while the other CPU runs (on 6.12 every
 # cond_resched() one, sched_dynamic_klp_enable()), which multi-threaded
@@ -16,6 +16,9 @@
 # one is disabled; the screen shows the CORE column.  With the builtin
 # unreadable (kptr_restrict=2), klptop shows klp's patches and says why;
 # a builtin func no kprobe may probe shows its counts unknown (null, ?).
+# klp-exporter puts a kprobe on each builtin func's new function and its
+# program on klp:klp_redirect, and counts both cores' calls; with
+# --no-collector.calls neither, and serves no series of the calls.
 # Before klp.ko is loaded, klptop shows the builtin patches alone, and
 # klp-trace (started then, so it traces the builtin's records only) prints
 # every builtin event of the test, in order: enable, transition start and
@@ -357,6 +360,46 @@ assert_eq "exactly those calls recorded, on the new patch, itself the winner" \
 	"100 klp_target_c klp_test_builtin klp_test_builtin" \
 	"$(sed -n 's/.* klp_redirect: core=livepatch old_addr=[^ ]* new_func=[^ ]* func=\([^ ]*\) patch=\([^ ]*\) winner=\([^ ]*\)$/\1 \2 \3/p' "$T/later.out" | uniq -c | awk '{ print $1, $2, $3, $4 }')"
 assert_eq "... its events gone when it ends" 0 "$(grep -c klp_trace_ $TRACEFS/kprobe_events)"
+
+# klp-exporter's collectors: with the calls collector (the default) it puts
+# a kprobe on the builtin winner's new function and klp's counting program
+# on klp:klp_redirect; with --no-collector.calls, neither: no cost per call
+# on either core, the calls' series absent, the rest served as ever
+KPROBES=/sys/kernel/debug/kprobes/list
+# xp_run ARGS...: start klp-exporter on 127.0.0.1:9874, scrape it after
+# 100 calls of klp_target_a and of _c, into $T/xp.prom; then $T/xp.probes:
+# the kprobes it added, and the BPF programs it holds
+xp_run() {
+	local before xp
+	before=$(grep -c . $KPROBES)
+	"$KLP_BIN/klp-exporter" -l 127.0.0.1:9874 "$@" 2> "$T/xp.err" &
+	xp=$!
+	wait_until 60 grep -q "listening on" "$T/xp.err" &&
+		curl -sf -o /dev/null http://127.0.0.1:9874/metrics &&
+		target_call a 100 > /dev/null && target_call c 100 > /dev/null &&
+		curl -sf -o "$T/xp.prom" http://127.0.0.1:9874/metrics
+	echo "$(( $(grep -c . $KPROBES) - before ))" \
+		"$(grep -l '^prog_type:' /proc/$xp/fdinfo/* 2>/dev/null | wc -l)" > "$T/xp.probes"
+	kill "$xp" && wait "$xp"
+}
+check "klp-exporter with every collector: serves, exits 0" xp_run
+read -r probes progs < "$T/xp.probes"
+assert_eq "... a kprobe on the new function of each builtin func on a stack (two on klp_target_c)" \
+	2 "$probes"
+assert_eq "... the calls counted on both cores" \
+	'klp_func_redirects_total{object="klp_test_target",function="klp_target_c",patch="klp_test_builtin",core="livepatch"} 100' \
+	"$(grep -E '^klp_func_redirects_total\{.*function="klp_target_c"' "$T/xp.prom")"
+check "klp-exporter --no-collector.calls: serves, exits 0" xp_run --no-collector.calls
+assert_eq "... no kprobe, and one BPF program less: none on klp:klp_redirect" \
+	"0 $((progs - 1))" "$(cat "$T/xp.probes")"
+assert_eq "... no series of the calls; klp_exporter_collector_enabled says so" \
+	'klp_exporter_collector_enabled{collector="calls"} 0' \
+	"$(grep -E '^(klp_func_redirects_total|klp_func_uncounted|klp_exporter_(lost_redirects|unattributed_redirects|probe_failures)_total|klp_exporter_collector_enabled)' "$T/xp.prom")"
+assert_eq "... the winners of both cores served as ever" \
+	"klp_target_a klp
+klp_target_b klp
+klp_target_c livepatch" \
+	"$(sed -n 's/^klp_func_winner{object="klp_test_target",function="\([^"]*\)",patch="[^"]*",core="\([^"]*\)"} 1$/\1 \2/p' "$T/xp.prom" | sort)"
 
 # a builtin func whose new function refuses kprobes (NOKPROBE_SYMBOL): its
 # calls cannot be counted; klptop names it and shows its counts unknown

@@ -78,7 +78,8 @@ struct klp_bpf {
 };
 
 int klp_bpf_check_environment(void);
-int klp_bpf_attach(struct klp_bpf *b, klp_event_fn on_event, void *ctx);
+int klp_bpf_attach(struct klp_bpf *b, klp_event_fn on_event, void *ctx,
+		   bool calls);
 int klp_bpf_consume(struct klp_bpf *b);
 int klp_bpf_events_fd(const struct klp_bpf *b);
 unsigned long long klp_bpf_lost_events(const struct klp_bpf *b);
@@ -95,7 +96,8 @@ struct klp_source {
 	unsigned long long lost_events_seen;	/* by the last update */
 };
 
-int klp_source_open(struct klp_source *s, klp_event_fn on_event, void *ctx);
+int klp_source_open(struct klp_source *s, klp_event_fn on_event, void *ctx,
+		    bool calls);
 int klp_source_consume(struct klp_source *s);
 int klp_source_events_fd(const struct klp_source *s);
 int klp_source_update(struct klp_source *s, struct model *m);

@@ -102,12 +102,15 @@ static int attach_optional(struct bpf_program *prog, struct bpf_link **link)
  * @b:        zeroed, or detached
  * @on_event: called with each struct klp_transition_event consumed
  * @ctx:      its first argument
+ * @calls:    count the redirected calls (klp:klp_redirect); without, the
+ *            core's handler stays on its untraced path: no cost per call
  *
  * The hits map gets a slice per possible CPU and is mapped (b->hits).
  *
  * Returns 0, or -errno after saying why (@b is then detached).
  */
-int klp_bpf_attach(struct klp_bpf *b, klp_event_fn on_event, void *ctx)
+int klp_bpf_attach(struct klp_bpf *b, klp_event_fn on_event, void *ctx,
+		   bool calls)
 {
 	void *hits;
 	int err;
@@ -127,6 +130,8 @@ int klp_bpf_attach(struct klp_bpf *b, klp_event_fn on_event, void *ctx)
 	b->skel->rodata->nr_cpus = b->ncpus;
 	bpf_program__set_autoattach(b->skel->progs.klptop_transition, false);
 	bpf_program__set_autoattach(b->skel->progs.klptop_task_blocked, false);
+	if (!calls)
+		bpf_program__set_autoload(b->skel->progs.klptop_redirect, false);
 	err = bpf_map__set_max_entries(b->skel->maps.hits,
 				       (__u32)b->ncpus * KLP_MAX_HIT_KEYS);
 	if (err) {

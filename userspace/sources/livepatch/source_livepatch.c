@@ -57,19 +57,22 @@ static int say(const char *what, int err)
 
 /**
  * lp_source_open() - get ready to read the builtin livepatch
- * @s: zeroed
+ * @s:     zeroed
+ * @calls: count each winner's calls (a kprobe on its new function);
+ *         without, no probe: the stacks, winners and transitions only
  *
  * A kernel without the builtin livepatch (no /sys/kernel/livepatch) is
  * not an error: the source then stays empty.
  *
  * Returns 0, or -errno after saying why on stderr.
  */
-int lp_source_open(struct lp_source *s)
+int lp_source_open(struct lp_source *s, bool calls)
 {
 	unsigned long long ops;
 	void *hits;
 	int err;
 
+	s->no_calls = !calls;
 	if (access(LP_SYSFS_ROOT, F_OK))
 		return 0;
 	ops = klp_ksyms_data_addr("klp_ops");
@@ -402,6 +405,8 @@ static void apply_walk(struct lp_source *s, struct model *m)
 		fn->old_addr = r->old_func;
 		if (r->nop || !r->new_func)
 			continue;	/* runs the original: nothing to count */
+		if (s->no_calls)
+			continue;	/* not asked to count */
 		pr = probe_find(s, r, counted++);
 		if (!pr)
 			pr = probe_add(s, r, name);

@@ -75,9 +75,10 @@ struct lp_source {
 	unsigned int walk_failures;	/* walks in a row that did not end */
 	bool said_truncated;
 	int kprobe_type;			/* the kprobe PMU's perf type; 0: not read yet */
+	bool no_calls;			/* no probe: calls not counted */
 };
 
-int lp_source_open(struct lp_source *s);
+int lp_source_open(struct lp_source *s, bool calls);
 /* source_livepatch_sysfs.c */
 void lp_sysfs_read(struct model *m);
 bool lp_source_check(struct lp_source *s);

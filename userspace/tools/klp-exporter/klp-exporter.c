@@ -78,6 +78,17 @@ static unsigned long long now_ns(void)
 
 /* --- the core coming and going ------------------------------------------ */
 
+/*
+ * The calls the last counter read found into the totals, unless the
+ * calls collector is off (--no-collector.calls: no probe counts them).
+ */
+static void count_redirects(struct klp_exporter *x,
+			    unsigned long long unattributed)
+{
+	if (x->opt.calls)
+		ex_count_redirects(&x->totals, &x->model, unattributed);
+}
+
 /* A transition event: counted, then applied to the model. */
 static int on_event(void *ctx, void *data, size_t size)
 {
@@ -94,8 +105,7 @@ static int on_event(void *ctx, void *data, size_t size)
 	 */
 	if (e.type == KLP_EV_PATCH_UNREGISTER && !e.ret &&
 	    !klp_counters_update(&x->klp.counters, &x->model))
-		ex_count_redirects(&x->totals, &x->model,
-				   x->klp.counters.interval_unknown);
+		count_redirects(x, x->klp.counters.interval_unknown);
 	ex_count_event(&x->totals, &x->model, &e);
 	klp_event_apply(&x->model, &x->log, &e);
 	/* the enable's time is in the state file only */
@@ -151,7 +161,7 @@ static int attach(struct klp_exporter *x)
 			return err;
 	}
 	libbpf_set_print(x->last_err ? NULL : x->libbpf_print);
-	err = klp_source_open(&x->klp, on_event, x);
+	err = klp_source_open(&x->klp, on_event, x, x->opt.calls);
 	libbpf_set_print(x->libbpf_print);
 	if (err) {
 		detach(x);
@@ -275,8 +285,7 @@ static int update_core(struct klp_exporter *x)
 	if (x->up && access(KLP_SYSFS_ROOT, F_OK)) {
 		/* the last calls counted are the old core's funcs' */
 		if (!klp_counters_update(&x->klp.counters, &x->model))
-			ex_count_redirects(&x->totals, &x->model,
-					   x->klp.counters.interval_unknown);
+			count_redirects(x, x->klp.counters.interval_unknown);
 		core_gone(x);
 	}
 	if (!x->up)
@@ -305,7 +314,7 @@ static int update_builtin(struct klp_exporter *x)
 
 	if (!x->lp.present && !x->lp_tried) {
 		x->lp_tried = true;	/* said once if it fails */
-		lp_source_open(&x->lp);
+		lp_source_open(&x->lp, x->opt.calls);
 	}
 	if (!x->lp.present)
 		return lp_source_update(&x->lp, &x->model, &x->log);
@@ -348,8 +357,7 @@ static void update(struct klp_exporter *x)
 	if (klp)
 		zero_intervals(&x->model);
 	update_builtin(x);
-	ex_count_redirects(&x->totals, &x->model,
-			   klp ? 0 : x->klp.counters.interval_unknown);
+	count_redirects(x, klp ? 0 : x->klp.counters.interval_unknown);
 	ex_totals_prune(&x->totals, &x->model, now_ns());
 }
 
@@ -362,6 +370,7 @@ static void render(struct klp_exporter *x, enum ex_format fmt,
 {
 	struct ex_view v = {
 		.up = x->up,
+		.no_calls = !x->opt.calls,
 		.model = &x->model,
 		.totals = &x->totals,
 	};

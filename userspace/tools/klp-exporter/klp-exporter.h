@@ -59,6 +59,7 @@ struct ex_options {
 	int interval;			/* seconds between textfile writes */
 	bool once;
 	enum ex_format once_format;
+	bool calls;			/* the calls collector (default) */
 	bool verbose;
 	unsigned int given;		/* which options were */
 	const char *version, *revision;	/* what was built (build/version.h) */
@@ -92,6 +93,7 @@ struct ex_totals {
 /* What one update made of the core, for the render. */
 struct ex_view {
 	bool up;			/* the klp core attached, its part current */
+	bool no_calls;			/* --no-collector.calls: calls not counted */
 	const struct model *model;
 	const struct ex_totals *totals;
 };

@@ -23,7 +23,7 @@ static void func_sample(struct strbuf *b, const char *name,
 }
 
 static void render_model(struct strbuf *b, enum ex_format fmt,
-			 const struct model *m)
+			 const struct model *m, bool calls)
 {
 	size_t i, j;
 
@@ -69,9 +69,10 @@ static void render_model(struct strbuf *b, enum ex_format fmt,
 			func_sample(b, "klp_func_winner", fn, fn->stack[j],
 				    j == 0);
 	}
-	ex_header(b, fmt, "klp_func_uncounted", "gauge",
-	       "1 for a func whose calls cannot be counted (its probe failed to attach): its klp_func_redirects_total is unknown, not 0");
-	for (i = 0; i < m->nr_fns; i++) {
+	if (calls)
+		ex_header(b, fmt, "klp_func_uncounted", "gauge",
+			  "1 for a func whose calls cannot be counted (its probe failed to attach): its klp_func_redirects_total is unknown, not 0");
+	for (i = 0; calls && i < m->nr_fns; i++) {
 		const struct model_fn *fn = m->fns[i];
 
 		for (j = 0; j < fn->depth; j++)
@@ -124,33 +125,35 @@ void ex_render(struct strbuf *b, enum ex_format fmt, const struct ex_view *v)
 	static const struct {
 		const char *name, *help;
 		size_t off;		/* of the value in struct ex_totals */
+		bool calls;		/* the calls collector's */
 	} own[] = {
 		{ "klp_exporter_unattributed_redirects_total",
 		  "Redirected calls to a func id the exporter could not name",
-		  offsetof(struct ex_totals, unattributed) },
+		  offsetof(struct ex_totals, unattributed), true },
 		{ "klp_exporter_errors_total",
 		  "Updates that could not read the core's state or counters",
-		  offsetof(struct ex_totals, errors) },
+		  offsetof(struct ex_totals, errors), false },
 		{ "klp_exporter_core_attaches_total",
 		  "Times the exporter found the klp core and read its state (at start, after each reload)",
-		  offsetof(struct ex_totals, attaches) },
+		  offsetof(struct ex_totals, attaches), false },
 		{ "klp_exporter_livepatch_reads_total",
 		  "Times the exporter read the builtin livepatch's patches and func_stacks whole (after a change, during a transition)",
-		  offsetof(struct ex_totals, lp_reads) },
+		  offsetof(struct ex_totals, lp_reads), false },
 		{ "klp_exporter_probe_failures_total",
 		  "Probes on a builtin func's new function that could not attach (its calls uncounted: klp_func_uncounted)",
-		  offsetof(struct ex_totals, probe_failures) },
+		  offsetof(struct ex_totals, probe_failures), true },
 	};
 	const struct ex_totals *t = v->totals;
 	size_t i;
 
 	ex_scalar(b, fmt, "klp_up", "gauge",
 		  "1 while the klp core is loaded and read, 0 when not", v->up);
-	render_model(b, fmt, v->model);
+	render_model(b, fmt, v->model, !v->no_calls);
 	ex_render_transitions(b, fmt, v->model);
-	ex_family_render(b, fmt, "klp_func_redirects_total",
-			 "Calls of the function redirected to the patch's func",
-			 &t->redirects);
+	if (!v->no_calls)
+		ex_family_render(b, fmt, "klp_func_redirects_total",
+				 "Calls of the function redirected to the patch's func",
+				 &t->redirects);
 	ex_family_render(b, fmt, "klp_func_winner_changes_total",
 			 "Times the function's winning func changed (the first enable and the last disable included)",
 			 &t->winner_changes);
@@ -163,13 +166,21 @@ void ex_render(struct strbuf *b, enum ex_format fmt, const struct ex_view *v)
 	render_by_core(b, fmt, "klp_exporter_lost_events_total",
 		       "Events of the core lost (its ring buffer full); klp's state was read again",
 		       t->lost_events);
-	render_by_core(b, fmt, "klp_exporter_lost_redirects_total",
-		       "Redirected calls not counted (a func id, counter slot or CPU beyond the BPF counters)",
-		       t->lost_hits);
+	if (!v->no_calls)
+		render_by_core(b, fmt, "klp_exporter_lost_redirects_total",
+			       "Redirected calls not counted (a func id, counter slot or CPU beyond the BPF counters)",
+			       t->lost_hits);
 	for (i = 0; i < ARRAY_SIZE(own); i++)
-		ex_scalar(b, fmt, own[i].name, "counter", own[i].help,
-			  *(const unsigned long long *)((const char *)t +
-							own[i].off));
+		if (!own[i].calls || !v->no_calls)
+			ex_scalar(b, fmt, own[i].name, "counter", own[i].help,
+				  *(const unsigned long long *)((const char *)t +
+								own[i].off));
+	ex_header(b, fmt, "klp_exporter_collector_enabled", "gauge",
+		  "1 if the collector runs, 0 if a --no-collector option turned it off (its series are absent)");
+	sb_puts(b, "klp_exporter_collector_enabled{");
+	ex_put_labels(b, "collector", "calls", NULL);
+	sb_puts(b, "}");
+	ex_put_value(b, !v->no_calls);
 	if (fmt == EX_OPENMETRICS)
 		sb_printf(b, "# EOF\n");
 }

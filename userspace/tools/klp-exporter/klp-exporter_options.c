@@ -36,9 +36,10 @@ static const char doc[] =
 "Serve the klp live patching core's state and counters as Prometheus\n"
 "metrics: over HTTP (GET /metrics), as a node_exporter textfile, or both.\n"
 "\n"
-"USAGE: klp-exporter [-l ADDRESS:PORT] [-t FILE [-i SECONDS]] [-v]\n"
-"       klp-exporter --no-http -t FILE [-i SECONDS] [-v]\n"
-"       klp-exporter --once [--format FORMAT] [-v]\n"
+"USAGE: klp-exporter [-l ADDRESS:PORT] [-t FILE [-i SECONDS]] [COLLECTORS] [-v]\n"
+"       klp-exporter --no-http -t FILE [-i SECONDS] [COLLECTORS] [-v]\n"
+"       klp-exporter --once [--format FORMAT] [COLLECTORS] [-v]\n"
+"COLLECTORS: all by default; --no-collector.calls leaves out the calls.\n"
 "\n"
 "The HTTP endpoint listens on " EX_DEFAULT_LISTEN " (loopback) unless -l says\n"
 "otherwise: IPv4 a.b.c.d:PORT, IPv6 [addr]:PORT, every address of both\n"
@@ -58,6 +59,7 @@ enum {
 	OPT_NO_HTTP = 0x100,
 	OPT_ONCE,
 	OPT_FORMAT,
+	OPT_NO_CALLS,
 };
 
 /* What was given, for the checks between options. */
@@ -77,6 +79,7 @@ static const struct argp_option opts[] = {
 	{ "interval", 'i', "SECONDS", 0, "With -t: seconds between textfile writes, default 15", 0 },
 	{ "once", OPT_ONCE, NULL, 0, "Print the metrics once to stdout and exit", 0 },
 	{ "format", OPT_FORMAT, "FORMAT", 0, "With --once: openmetrics (default) or text", 0 },
+	{ "no-collector.calls", OPT_NO_CALLS, NULL, 0, "Count no redirected call: state, winners and transitions only, no probe and no cost per call (doc/metrics.md, \"Collectors\")", 0 },
 	{ "verbose", 'v', NULL, 0, "Verbose debug output (libbpf)", 0 },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
 	{},
@@ -265,6 +268,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 				   arg);
 		o->given |= GIVEN_FORMAT;
 		break;
+	case OPT_NO_CALLS:
+		o->calls = false;
+		break;
 	case 'v':
 		o->verbose = true;
 		break;
@@ -298,6 +304,7 @@ void ex_options_parse(struct ex_options *o, int argc, char **argv)
 
 	memset(o, 0, sizeof(*o));
 	o->interval = 15;
+	o->calls = true;
 	o->version = KLP_VERSION;
 	o->revision = KLP_REVISION;
 	if (parse_listen(EX_DEFAULT_LISTEN, &o->listen, why, sizeof(why)))

@@ -363,11 +363,11 @@ int main(int argc, char **argv)
 	 * Attached first: the state file's seq then says which of the
 	 * events to come it already contains.
 	 */
-	err = k->klp ? klp_source_open(&k->src, handle_event, k) : 0;
+	err = k->klp ? klp_source_open(&k->src, handle_event, k, true) : 0;
 	if (!err && k->klp)
 		err = klp_model_resync(&k->model);
 	if (!err) {
-		err = lp_source_open(&k->lp);
+		err = lp_source_open(&k->lp, true);
 		/* it said why; klp's patches are still there to show */
 		if (err && k->klp) {
 			fprintf(stderr, "klptop: the builtin livepatch's patches are not shown, klp's are\n");

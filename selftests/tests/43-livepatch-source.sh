@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# klp-cost: 152
+# klp-cost: 165
 # klp-accel: tcg,thread=single
 # klp-min-results: 86
 # Single-threaded TCG: the builtin livepatch's enables and disables

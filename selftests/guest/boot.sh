@@ -165,18 +165,19 @@ fi
 
 # tell_size FIFO: "ROWS COLS" of the terminal on stdin into FIFO, now and
 # on each SIGWINCH (the terminal sends it to its foreground process group,
-# ours), until TERM.  The FIFO opened read-write: no wait for qemu to
-# open it, and what is written before the guest reads waits in it.
+# ours), until TERM, or within seconds of boot.sh's end however it ends.
+# The FIFO opened read-write: no wait for qemu to open it, and what is
+# written before the guest reads waits in it.
 tell_size() {
 	local fifo sleeper
 	exec {fifo}<> "$1"
 	trap 'stty size >&$fifo' WINCH
 	trap 'kill "$sleeper"; exit 0' TERM
 	stty size >&"$fifo"
-	sleep infinity &
-	sleeper=$!
-	while kill -0 "$sleeper" 2>/dev/null; do
-		wait "$sleeper"
+	while kill -0 $$ 2>/dev/null; do
+		sleep 1 &
+		sleeper=$!
+		wait "$sleeper"		# a SIGWINCH ends it early
 	done
 }
 

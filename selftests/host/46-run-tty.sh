@@ -12,7 +12,7 @@
 # every column up to TOTAL, nothing left at their ends; at 10x100 the
 # frame fits (nothing wraps, nothing scrolls) and its lines are those of
 # 120 columns cut at 100; q ends klptop, the demo and the guest.
-# One guest, about a minute: one slot of the guest lock, single-threaded
+# One guest, about 90 s: one slot of the guest lock, single-threaded
 # TCG, like host/04's.
 . "$(dirname "$0")/../lib.sh"
 ktap_start "make run: klptop at the size of the host's terminal"

@@ -9,7 +9,8 @@
 # Usage: boot.sh [-t SECONDS] [-a KERNEL_ARGS] [-i] SCRIPT [ARGS...]
 #   -t   timeout for the whole boot (default 600)
 #   -a   extra kernel command line words (e.g. nokaslr)
-#   -i   interactive: the script owns the console (for make run)
+#   -i   interactive: the script owns the console (for make run); the
+#        console is as large as this terminal, and follows its size
 # Environment: KVER, KLP_ACCEL (tcg|kvm|auto, default auto: KVM only when a
 # probe boot with it succeeds), KLP_SMP (2), KLP_MEM (2G), KLP_BOOT_ARGS
 # (kernel command line words for every boot), KLP_HOSTFWD (a network card
@@ -146,6 +147,10 @@ cmdline="console=ttyS0 loglevel=3 panic=-1 rdinit=/init ${KLP_BOOT_ARGS:-} $extr
 cmdline+=" KLP_TOP=$top KLP_MODTREE=$modtree KLP_SCRIPT=$enc KLP_INTERACTIVE=$interactive"
 cmdline+=" KLP_TIMEOUT_SCALE=${KLP_TIMEOUT_SCALE:-1}"
 [ -n "${TERM:-}" ] && cmdline+=" KLP_TERM=$TERM"
+# make run's console follows the size of the terminal it is shown on
+follow=0
+[ "$interactive" = 1 ] && [ -t 0 ] && follow=1
+cmdline+=" KLP_WINSIZE=$follow"
 disk=()
 if [ -n "$rootfs" ]; then
 	cmdline+=" KLP_ROOTFS=1 systemd.show_status=false"
@@ -157,6 +162,24 @@ if [ -n "${KLP_HOSTFWD:-}" ]; then
 else
 	nic=(-nic none)
 fi
+
+# tell_size FIFO: "ROWS COLS" of the terminal on stdin into FIFO, now and
+# on each SIGWINCH (the terminal sends it to its foreground process group,
+# ours), until TERM, or within seconds of boot.sh's end however it ends.
+# The FIFO opened read-write: no wait for qemu to open it, and what is
+# written before the guest reads waits in it.
+tell_size() {
+	local fifo sleeper
+	exec {fifo}<> "$1"
+	trap 'stty size >&$fifo' WINCH
+	trap 'kill "$sleeper"; exit 0' TERM
+	stty size >&"$fifo"
+	while kill -0 $$ 2>/dev/null; do
+		sleep 1 &
+		sleeper=$!
+		wait "$sleeper"		# a SIGWINCH ends it early
+	done
+}
 
 # boot_once: one guest; sets res (its results directory) and qrc.  A guest
 # that has not started the script within boot_s seconds is killed and
@@ -174,9 +197,21 @@ boot_once() {
 		-virtfs "local,path=$res,mount_tag=results,security_model=none,multidevs=remap"
 		"${disk[@]}" "${nic[@]}" -append "$cmdline")
 	if [ "$interactive" = 1 ]; then
+		local tell=() teller=
+		if [ "$follow" = 1 ]; then
+			# the terminal's size, now and after each change, on a
+			# virtio serial port (guest-init.sh sets the console's)
+			mkfifo "$res/winsize"
+			tell=(-device "virtio-serial-pci,id=klpvser"
+			      -chardev "pipe,id=winsize,path=$res/winsize"
+			      -device "virtserialport,bus=klpvser.0,chardev=winsize,name=org.klp.winsize")
+			tell_size "$res/winsize" <&0 &
+			teller=$!
+		fi
 		# --foreground: qemu must own the terminal (raw mode) for the console
-		timeout --foreground -s KILL "$timeout_s" "${qemu[@]}"
+		timeout --foreground -s KILL "$timeout_s" "${qemu[@]}" "${tell[@]}"
 		qrc=$?
+		[ -n "$teller" ] && kill "$teller" && wait "$teller"
 		stty sane 2>/dev/null
 		return
 	fi

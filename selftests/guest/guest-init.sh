@@ -45,11 +45,48 @@ for ((i = 0; i < 200; i++)); do
 	sleep 0.05
 done
 
+# set_size ROWS COLS: the console's size, if they are sizes
+set_size() {
+	[[ $1 =~ ^[1-9][0-9]{0,3}$ && $2 =~ ^[1-9][0-9]{0,3}$ ]] &&
+		stty rows "$1" cols "$2" < /dev/console
+}
+# follow_size: the console as large as the host's terminal, on which
+# boot.sh -i shows it (KLP_WINSIZE=1): boot.sh writes "ROWS COLS" on a
+# virtio serial port named org.klp.winsize at start and after each
+# change; the first is set before the script starts, the rest by a reader
+# in the background (its pid in sizepid).  Setting a new size sends
+# SIGWINCH to the console's foreground process group (klptop draws
+# again, at the new size).
+follow_size() {
+	local d dev='' rows cols i port
+
+	[ "${KLP_WINSIZE:-0}" = 1 ] || return 0
+	modprobe virtio_console || return 0
+	# the port's name comes from the host after the port itself
+	for ((i = 0; i < 50 && !${#dev}; i++)); do
+		for d in /sys/class/virtio-ports/*; do
+			[ "$(cat "$d/name" 2>/dev/null)" = org.klp.winsize ] && dev=/dev/${d##*/}
+		done
+		[ -n "$dev" ] || sleep 0.1
+	done
+	[ -n "$dev" ] || { echo "klp-guest: no port org.klp.winsize" > /dev/console; return 0; }
+	# one open for good: closing the port drops what it has not read
+	exec {port}< "$dev"
+	read -r -t 10 rows cols <&"$port" && set_size "$rows" "$cols"
+	while read -r rows cols; do
+		set_size "$rows" "$cols"
+	done <&"$port" &
+	sizepid=$!
+	exec {port}<&-
+}
+
 # KLP_SCRIPT may carry arguments, encoded with ',' for spaces by boot.sh.
 read -r -a cmd <<< "${KLP_SCRIPT//,/ }"
 if [ "${KLP_INTERACTIVE:-0}" = 1 ]; then
+	follow_size
 	setsid -c "${cmd[@]}" < /dev/console > /dev/console 2>&1
 	rc=$?
+	[ -n "${sizepid:-}" ] && kill "$sizepid" 2>/dev/null && wait "$sizepid"
 else
 	echo "klp-guest: running ${cmd[*]}" > /dev/console
 	# tee in a process substitution of this shell: a background job that

@@ -12,7 +12,8 @@
 # of the lines, saying how many more there are (a transition of many
 # tasks leaves the rows their room on 12 lines, all of it shown on 48,
 # the summary alone on 5); frames overwrite each other, nothing clears the
-# screen; q quits and gives the terminal back.  Without a terminal the
+# screen, and nothing is left of what was there before (on a terminal
+# larger than it says, too); q quits and gives the terminal back.  Without a terminal the
 # screen is the lines it always was.  The key decoder, which reads what
 # the terminal sends, has a bounded fuzz run under ASan and UBSan.
 . "$(dirname "$0")/../lib.sh"
@@ -137,11 +138,13 @@ unit_build "$tmp" snapshot $UNIT_MODEL $UNIT_KLP $UNIT_KLPTOP klptop_tty klptop_
 } > "$tmp/state"
 
 # pty SIZE [DRIVER ARGS]: the steps on stdin, run on a terminal of SIZE
+# (klptop_pty.py's options before it in PTY_OPTS)
 pty() {
 	local size=$1
 	shift
 	cat > "$tmp/script"
-	timeout 60 python3 "$KLP_TOP/selftests/host/klptop_pty.py" "$size" "$tmp/script" \
+	# shellcheck disable=SC2086 # options are words
+	timeout 60 python3 "$KLP_TOP/selftests/host/klptop_pty.py" ${PTY_OPTS:-} "$size" "$tmp/script" \
 		-- "$tmp/t" "${STATE:-$tmp/state}" "$@" > "$tmp/out" 2>&1
 	cat "$tmp/out"
 }
@@ -234,6 +237,18 @@ keys q
 EOF
 assert_eq "-r 5 on a terminal: 5 rows, though there is room for more" \
 	"rows 1-5 of 40  h: help|f00 f01 f02 f03 f04" "$(status 1)|$(body 1)"
+
+# A terminal that does not know its size (a serial console nobody told:
+# klptop takes 24x80), 30x120 in fact and full of what was printed
+# before: each row klptop draws is erased first, also where its line,
+# cut at 80 columns, ends at the last column it knows of, and the last
+# erases the rest of the screen: nothing of the old text is left
+PTY_OPTS="--fill --told 0x0" LINES='' COLUMNS='' pty 30x120 <<'EOF'
+screen
+keys q
+EOF
+assert_eq "told no size, on a 30x120 screen of '#': 24 lines of at most 80 columns drawn, no '#' left" \
+	"rows 1-20 of 40  h: help|0|0" "$(status 1)|$(screen 1 | awk 'length > 80' | wc -l)|$(screen 1 | grep -c '#')"
 
 # a name with escape sequences (names come from modules) cannot drive
 # the terminal: shown with '?' for each unprintable byte

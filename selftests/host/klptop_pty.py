@@ -3,7 +3,12 @@
 klptop_pty.py - run a program on a pseudo-terminal of a given size, send
 it keys and resizes, and keep the screen it draws (selftests/host/23).
 
-    python3 klptop_pty.py ROWSxCOLS SCRIPT -- PROGRAM ARGS...
+    python3 klptop_pty.py [--fill] [--told RxC] ROWSxCOLS SCRIPT -- PROGRAM ARGS...
+
+--fill: the screen starts full of '#', as if something had been printed
+before the program ran.  --told RxC: the size the terminal says it has
+(TIOCGWINSZ) when it starts, if not its own: 0x0 is a terminal that does
+not know its size (a serial console nobody told).
 
 SCRIPT is one step a line:
     keys TEXT      write TEXT to the terminal (\\e, \\r, \\x.. escapes)
@@ -12,13 +17,17 @@ SCRIPT is one step a line:
                    most: the first may be one written before the signal
                    and read after it) and the program settled
     wait TEXT      until the screen shows TEXT (5 s at most)
+    frames N       until N frames (ESC [ H) began (5 s at most)
+    deadline S     the steps that follow wait S seconds at most, not 5
+                   (resize, wait, frames, and the program's exit)
     settle         until the program has drawn nothing for 0.3 s
     screen         print the screen, row by row, between "--- screen"
                    and "---" (each row's trailing blanks dropped)
     check          print "fits" or what broke: a line longer than the
                    terminal is wide (it wrapped) or a frame taller than
                    it is high (it scrolled)
-At the end it waits for the program to exit and prints "exit N", then
+At the end it waits (5 s at most) for the program to exit and prints
+"exit N" (else kills its process group), then
 "clears N": the clear-screen sequences (ESC [ 2 J) it wrote.
 
 The screen is a small terminal of our own: printable characters, CR, LF,
@@ -135,25 +144,41 @@ def unescape(s):
 
 
 def main():
-    size, script = sys.argv[1], sys.argv[2]
+    args = sys.argv[1:sys.argv.index("--")]
     argv = sys.argv[sys.argv.index("--") + 1:]
+    fill, told = False, None
+    while args[0].startswith("--"):
+        if args[0] == "--fill":
+            fill, args = True, args[1:]
+        else:
+            told, args = args[1], args[2:]
+    size, script = args
     rows, cols = (int(x) for x in size.split("x"))
+    trows, tcols = (int(x) for x in (told or size).split("x"))
     screen = Screen(rows, cols)
+    if fill:
+        screen.grid = [["#"] * cols for _ in range(rows)]
     raw = bytearray()
+    wait_s = 5
     pid, fd = pty.fork()
     if pid == 0:
         os.execvp(argv[0], argv)
-    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", trows, tcols, 0, 0))
+
+    ended = []  # the program's side of the terminal closed: no more waits
 
     def pump(timeout):
+        if ended:
+            return False
         r, _, _ = select.select([fd], [], [], timeout)
         if not r:
             return False
         try:
             data = os.read(fd, 65536)
         except OSError:
-            return False
+            data = b""
         if not data:
+            ended.append(True)
             return False
         raw.extend(data)
         screen.feed(data)
@@ -175,14 +200,21 @@ def main():
             screen.resize(r, c)
             since = len(raw)
             fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", r, c, 0, 0))
-            end = time.time() + 5
-            while raw.count(b"\x1b[H", since) < 2 and time.time() < end:
+            end = time.time() + wait_s
+            while raw.count(b"\x1b[H", since) < 2 and time.time() < end and not ended:
                 pump(0.1)
             settle()
         elif word == "wait":
-            end = time.time() + 5
-            while arg not in screen.text() and time.time() < end:
+            end = time.time() + wait_s
+            while arg not in screen.text() and time.time() < end and not ended:
                 pump(0.1)
+        elif word == "frames":
+            since = len(raw)
+            end = time.time() + wait_s
+            while raw.count(b"\x1b[H", since) < int(arg) and time.time() < end and not ended:
+                pump(0.1)
+        elif word == "deadline":
+            wait_s = float(arg)
         elif word == "settle":
             settle()
         elif word == "screen":
@@ -197,16 +229,17 @@ def main():
                 bad.append("scrolled %d" % screen.scrolls)
             print(", ".join(bad) if bad else "fits")
             screen.wraps = screen.scrolls = 0
-    end = time.time() + 5
+    end = time.time() + wait_s
     status = None
     while time.time() < end:
-        pump(0.1)
+        if not pump(0.1):
+            time.sleep(0.05)
         p, st = os.waitpid(pid, os.WNOHANG)
         if p:
             status = os.waitstatus_to_exitcode(st)
             break
     if status is None:
-        os.kill(pid, signal.SIGKILL)
+        os.killpg(pid, signal.SIGKILL)  # and what it started
         os.waitpid(pid, 0)
         status = "none (killed)"
     while pump(0.1):

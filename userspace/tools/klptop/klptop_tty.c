@@ -4,9 +4,9 @@
  *
  * On a terminal klptop is a top: the frame (klptop.h) is fitted to the
  * terminal's rows and columns, read again after each SIGWINCH, and
- * written in one write() over the last one: the cursor home, each line
- * overwriting the one it replaces and clearing the rest of its row, then
- * the rest of the screen cleared.  Nothing is cleared before it is drawn
+ * written in one write() over the last one: the cursor home, each row
+ * erased and its line written, the last line erasing the rest of the
+ * screen.  Nothing is cleared before it is drawn
  * again, so nothing flickers.  Keys come raw (no echo, no line editing)
  * and are decoded here, the arrow and page keys from their escape
  * sequences; what a key does is klptop_keys.c's.
@@ -266,11 +266,19 @@ size_t kt_tty_read_keys(const struct kt_tty *t, int *keys, size_t max)
 	return kt_keys_decode(buf, n, keys, max);
 }
 
-/* A line of the screen, cut to cols, unprintable bytes as '?'. */
+/*
+ * A line of the screen, cut to cols, unprintable bytes as '?', after
+ * an erase of the row from its start: whatever the last frame (or what
+ * ran before klptop) left there goes, also when the line fills cols
+ * (erasing after it would take its last character, where the cursor
+ * waits) and on a terminal wider than it says (a serial console that
+ * was never told its size says nothing: 80 columns, the default).
+ */
 static void put_line(struct strbuf *out, const char *s, int cols)
 {
 	int i;
 
+	sb_lit(out, "\033[K");
 	for (i = 0; s[i] && i < cols; i++) {
 		unsigned char c = s[i];
 
@@ -278,8 +286,6 @@ static void put_line(struct strbuf *out, const char *s, int cols)
 			c = '?';
 		sb_put(out, (const char *)&c, 1);
 	}
-	if (i < cols)
-		sb_lit(out, "\033[K");	/* the rest of the old line goes */
 }
 
 /*
@@ -367,7 +373,7 @@ void kt_tty_render(struct kt_view *v, const struct kt_frame *f,
 {
 	const struct kt_lines *p = f->part;
 	struct kt_fit fit = fit_parts(v, f);
-	size_t i, used = 0, rows = v->term_rows;
+	size_t i, used = 0, last = 0, rows = v->term_rows;
 	char status[KT_SEARCH_LEN + 128];
 
 	v->nr_rows = p[KT_BODY].n;
@@ -378,6 +384,7 @@ void kt_tty_render(struct kt_view *v, const struct kt_frame *f,
 #define LINE(s) do {						\
 		if (used++)					\
 			sb_lit(out, "\r\n");			\
+		last = out->len;				\
 		put_line(out, (s), v->term_cols);		\
 	} while (0)
 	for (i = 0; i < fit.head; i++)
@@ -398,8 +405,13 @@ void kt_tty_render(struct kt_view *v, const struct kt_frame *f,
 	for (i = p[KT_FOOT].n - fit.foot; i < p[KT_FOOT].n; i++)
 		LINE(p[KT_FOOT].line[i]);
 #undef LINE
-	if (used < rows)
-		sb_lit(out, "\r\n\033[J");	/* what the last frame had below */
+	/*
+	 * The last line erases the rest of the screen, not only of its row
+	 * (ESC [ J for put_line()'s ESC [ K): what the last frame had below,
+	 * or anything on a terminal taller than it says.
+	 */
+	if (used)
+		out->s[last + 2] = 'J';
 }
 
 /* The help instead of the title, the rows and the foot. */

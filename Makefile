@@ -133,7 +133,7 @@ klptop_ROOMS := model event_log source_klp_events source_klp_counters source_klp
 	source_klp source_klp_state source_klp_transitions \
 	klptop_screen klptop_tty klptop_keys klptop_json transition_model \
 	livepatch_transitions klptop_transitions source_livepatch source_livepatch_sysfs \
-	source_livepatch_events
+	source_livepatch_probes source_livepatch_events
 klptop_LIBS := alloc hindex snapshot json strbuf readat livepatch_sysfs ksyms livepatch_walk kcore
 klptop_PKGS := libbpf
 klp-exporter_ROOMS := model event_log source_klp_events source_klp_counters source_klp_attach \
@@ -142,7 +142,7 @@ klp-exporter_ROOMS := model event_log source_klp_events source_klp_counters sour
 	klp-exporter_metrics klp-exporter_transitions klp-exporter_counters \
 	klp-exporter_text klp-exporter_http klp-exporter_textfile \
 	klp-exporter_options klp-exporter_self source_livepatch source_livepatch_sysfs \
-	source_livepatch_events
+	source_livepatch_probes source_livepatch_events
 klp-exporter_LIBS := alloc hindex snapshot strbuf readat livepatch_sysfs ksyms livepatch_walk kcore
 klp-exporter_PKGS := libbpf libmicrohttpd
 klp-trace_ROOMS := klp-trace_format klp-trace_instance klp-trace_select \
@@ -161,7 +161,8 @@ $(BIN)/%: $(OUT)/obj/%.o $$(addprefix $(OUT)/obj/,$$(addsuffix .o,$$($$*_ROOMS))
 
 # rooms that include another tool's skeleton
 $(OUT)/obj/source_klp_attach.o: $(BPF_OUT)/klptop.skel.h
-$(OUT)/obj/source_livepatch.o: $(BPF_OUT)/livepatch.skel.h
+$(OUT)/obj/source_livepatch.o $(OUT)/obj/source_livepatch_probes.o: \
+	$(BPF_OUT)/livepatch.skel.h
 $(BPF_OUT)/livepatch.bpf.o: include/klp/livepatch_source.h
 
 -include $(wildcard $(OUT)/obj/*.d)

@@ -126,10 +126,13 @@ static __always_inline bool record(struct walk *w)
 		kobj_name(r->object, sizeof(r->object), obj);
 	else
 		r->object[0] = '\0';
-	if (patch)
+	if (patch) {
 		kobj_name(r->patch, sizeof(r->patch), patch);
-	else
+		r->patch_id = BPF_CORE_READ(patch, sd, id);
+	} else {
 		r->patch[0] = '\0';
+		r->patch_id = 0;
+	}
 	nr_recs = n + 1;
 	return true;
 }

@@ -29,6 +29,13 @@ struct klp_lp_rec {
 	__u64 func;		/* the struct klp_func's address: its identity */
 	__u64 old_func;
 	__u64 new_func;
+	/*
+	 * Which load of its patch: the kernfs id of the patch's sysfs
+	 * directory (its inode number there), never reused in a boot.  A
+	 * patch module unloaded and loaded again, the same .ko at the same
+	 * addresses too, gets another.  0: not read (the kcore walk).
+	 */
+	__u64 patch_id;
 	__u32 ops;		/* which klp_ops (function) of this walk, from 1 */
 	__u32 pos;		/* on its stack: 0 the top (the winner) */
 	__u8 transition;	/* klp_func.transition */

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# klp-cost: 165
+# klp-cost: 218
 # klp-accel: tcg,thread=single
-# klp-min-results: 86
+# klp-min-results: 92
 # Single-threaded TCG: the builtin livepatch's enables and disables
 # rewrite call sites while the other CPU runs (on 6.12 every
 # cond_resched() one, sched_dynamic_klp_enable()), which multi-threaded
@@ -13,8 +13,11 @@
 # stack below it as the builtin's own func_stack holds them (read through
 # BPF), counts exactly the calls each (function, winner) gets with a
 # caller on every CPU, and moves the count to the next patch when the top
-# one is disabled; the screen shows the CORE column.  With the builtin
-# unreadable (kptr_restrict=2), klptop shows klp's patches and says why;
+# one is disabled; the screen shows the CORE column.  A builtin patch
+# loaded again under its name between two of klptop's reads: its calls
+# counted exactly, the old load's probe closed and its slot freed.  With
+# the builtin unreadable (kptr_restrict=2), klptop shows klp's patches
+# and says why;
 # a builtin func no kprobe may probe shows its counts unknown (null, ?).
 # klp-exporter puts a kprobe on each builtin func's new function and its
 # program on klp:klp_redirect, and counts both cores' calls; with
@@ -419,5 +422,78 @@ check "... and it says which func it cannot count" \
 screen=$("$KLP_BIN/klptop" -C --once 2>/dev/null)
 check "the screen: ? for its HITS, HITS/s and TOTAL" \
 	grep -qE '^livepatch +klp_test_target +klp_target_c +klp_test_builtin .* [?] +[?] +[?]$' <<< "$screen"
+# --- a builtin patch loaded again under its name between two reads ----------
+# klptop stopped (SIGSTOP) while klp_test_builtin is disabled, unloaded and
+# loaded again, then let go: its next read finds the same name, another
+# load: at other addresses (another module took the memory the old one
+# left), or back at an earlier load's (the same .ko, where a probe of that
+# load counts nothing: its kprobe went with that load's text).  The
+# old load's probe is read, closed and its counter slot freed before the
+# new one's is made: the same BPF objects and perf events open after
+# every reload, the calls in one slot; the calls of the old load since
+# the last read and of the new one counted exactly, on the same func.
+lp_reload() {	# lp_reload [FILLER]: FILLER loaded in between
+	echo 0 > $LP/klp_test_builtin/enabled &&
+		wait_until 20 eval "[ ! -e $LP/klp_test_builtin ]" &&
+		wait_until 10 rmmod klp_test_builtin &&
+		{ [ -z "$1" ] || klp_insmod "$1"; } &&
+		klp_insmod klp_test_builtin func=klp_target_c &&
+		{ [ -z "$1" ] || rmmod "$1"; } &&
+		wait_until 10 builtin_settled klp_test_builtin
+}
+check "klp_test_builtin loaded again, its new function probed" lp_reload
+# c_total LINE: klp_test_builtin's calls of klp_target_c
+c_total() {
+	jq -r '.rows[] | select(.function == "klp_target_c") | .funcs[] |
+		select(.patch == "klp_test_builtin") | .hits_total' <<< "$1"
+}
+# kt_files: klptop's open BPF objects and perf events, and the perf
+# events of them (its files in sysfs and /proc come and go as it reads)
+kt_files() {
+	local all
+	all=$(ls -l /proc/$KT_PID/fd)
+	echo "$(grep -c 'anon_inode:' <<< "$all") $(grep -c 'anon_inode:\[perf_event\]' <<< "$all")"
+}
+# kt_slots: the counter slots of klptop's builtin source that got calls
+kt_slots() {
+	local id
+	id=$(bpftool map show -j | jq --argjson p "$KT_PID" '.[] |
+		select(.name == "lp_hits" and (.pids == null or any(.pids[]; .pid == $p))) | .id')
+	bpftool map dump id "$id" -j |
+		jq '[.[] | .formatted // . | select(.value != 0) | .key % 4096] | unique | length'
+}
+"$KLP_BIN/klptop" --json 1 > "$KT_JSON" 2> "$KT_JSON.err" &
+KT_PID=$!
+line=$(kt_next) || bail "klptop --json runs (stderr: $(cat "$KT_JSON.err"))"
+files=$(kt_files)
+total=$(c_total "$line")
+R=3
+reloads=0 exact=0 same_files=0
+for ((i = 1; i <= R; i++)); do
+	t0=$EPOCHREALTIME
+	target_call c 3 > /dev/null	# on the old load, after klptop's last read
+	kill -STOP "$KT_PID"
+	filler=
+	[ $((i % 2)) = 1 ] && filler=klp_test_export	# other addresses
+	lp_reload $filler || break
+	reloads=$i
+	kill -CONT "$KT_PID"
+	line=$(kt_next) || break
+	target_call c $((10 * i)) > /dev/null
+	line=$(kt_next) || break
+	total=$((total + 3 + 10 * i))
+	[ "$(c_total "$line")" = "$total" ] && exact=$((exact + 1))
+	[ "$(kt_files)" = "$files" ] && same_files=$((same_files + 1))
+	diag "reload $i${filler:+ ($filler between)}, ${t0%.*}-${EPOCHREALTIME%.*} s: text at $(cat /sys/module/klp_test_builtin/sections/.text), $(kt_files) BPF objects and perf events (before: $files), calls $(c_total "$line") (expected $total)"
+done
+kill -CONT "$KT_PID" 2> /dev/null
+assert_eq "$R reloads of klp_test_builtin between two of klptop's reads" "$R" "$reloads"
+assert_eq "... the calls of both loads counted exactly after each" "$R" "$exact"
+assert_eq "... the same BPF objects and perf events open after each: the old load's probe closed" "$R" "$same_files"
+assert_eq "... every call counted in one slot: the old probe's freed for the new" 1 "$(kt_slots)"
+kill "$KT_PID"
+wait "$KT_PID"
+KT_PID=
+assert_eq "... said nothing (no probe failed)" "" "$(cat "$KT_JSON.err" 2>&1)"
 [ "$_ktap_fail" = 0 ] || diag "$(cat "$T/text.out" "$T/text.err" "$T/calls.err" "$T/later.err")"
 ktap_finish

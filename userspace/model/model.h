@@ -47,6 +47,12 @@ struct model_patch {
 	/* from the state file only: "" or 0 until a resync saw them */
 	char srcversion[KLP_NAME_LEN];
 	char cve[KLP_CVE_MAX_LEN + 1];
+	/*
+	 * Which load of the patch (builtin: its sysfs directory's inode
+	 * number, struct klp_lp_rec's patch_id); 0: not known.  A patch
+	 * loaded again under its name keeps its funcs and their counts.
+	 */
+	unsigned long long instance;
 	unsigned long long enabled_ns;	/* CLOCK_REALTIME; 0 while disabled */
 	char replaced_by[KLP_NAME_LEN];	/* the replace patch that disabled it */
 	char *json_name;	/* klptop --json: the name as a JSON string */

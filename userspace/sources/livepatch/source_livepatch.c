@@ -25,26 +25,19 @@
  * own are left alone (model_unsee(), model_sweep()).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "ksyms.h"
 #include "livepatch_walk.h"
-#include "readat.h"
 #include "source_livepatch.h"
 #include "livepatch.skel.h"
 
 #define LP_WALK_TRIES	3
-/* files a tool holds besides the probes' (maps, programs, peers) */
-#define LP_NOFILE_SLACK	256
 
 static int attach_events(struct lp_source *s);
 
@@ -203,181 +196,17 @@ static int walk(struct lp_source *s)
 	return -EAGAIN;	/* the lists changed under every walk */
 }
 
-static bool probe_is(const struct lp_probe *pr, const struct klp_lp_rec *r)
-{
-	return pr->kfunc == r->func && pr->new_func == r->new_func &&
-	       !strcmp(pr->patch, r->patch);
-}
-
 /*
- * The probe of r, or NULL: nearly always the @hint-th, as the walk meets
- * the stacks in the order their probes were added (a scan for each of
- * 1000 records was half a million comparisons an interval).
+ * The walk's stacks into the model, its funcs' probes marked seen; the
+ * funcs with no probe yet in s->rec_funcs, by record (NULL: none needed).
  */
-static struct lp_probe *probe_find(struct lp_source *s,
-				   const struct klp_lp_rec *r, size_t hint)
-{
-	size_t i;
-
-	if (hint < s->nr_probes && probe_is(s->probes[hint], r))
-		return s->probes[hint];
-	for (i = 0; i < s->nr_probes; i++)
-		if (probe_is(s->probes[i], r))
-			return s->probes[i];
-	return NULL;
-}
-
-/* The sum of a slot over the CPUs. */
-static unsigned long long slot_sum(const struct lp_source *s, unsigned int slot)
-{
-	unsigned long long sum = 0;
-	int cpu;
-
-	for (cpu = 0; cpu < s->ncpus; cpu++)
-		sum += s->hits[(size_t)cpu * KLP_LP_MAX_KEYS + slot];
-	return sum;
-}
-
-/* The kprobe PMU's perf type, or -errno. */
-static int kprobe_pmu_type(void)
-{
-	char buf[16];
-	int fd, err;
-
-	fd = open("/sys/bus/event_source/devices/kprobe", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	err = readat_line(fd, "type", buf, sizeof(buf));
-	close(fd);
-	return err ? err : atoi(buf);
-}
-
-/*
- * A kprobe at an address, the program attached with cookie: by address,
- * as two patches' new functions may share a name (libbpf 1.1's kprobe
- * takes a symbol).  perf_event_attr's kprobe_addr, with no kprobe_func.
- */
-static struct bpf_link *attach_at(struct lp_source *s,
-				  struct bpf_program *prog,
-				  unsigned long long addr,
-				  unsigned long long cookie)
-{
-	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = cookie);
-	struct perf_event_attr attr = {
-		.size = sizeof(attr),
-		.kprobe_addr = addr,
-	};
-	struct bpf_link *link;
-	int pfd, err;
-
-	/* the same for every probe of this boot: read once it succeeds */
-	if (s->kprobe_type <= 0)
-		s->kprobe_type = kprobe_pmu_type();
-	if (s->kprobe_type < 0) {
-		errno = -s->kprobe_type;
-		return NULL;
-	}
-	attr.type = s->kprobe_type;
-	pfd = syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
-	if (pfd < 0)
-		return NULL;
-	link = bpf_program__attach_perf_event_opts(prog, pfd, &opts);
-	if (!link) {
-		err = errno;
-		close(pfd);
-		errno = err;
-	}
-	return link;	/* owns pfd: destroying the link closes it */
-}
-
-/*
- * Room for @need more open files: each probe holds two (its perf event
- * and its BPF link), and 1000 of them pass the usual soft limit of 1024.
- * The soft limit goes up to the hard one, and, for root, both go up
- * (doubled, so not at every probe).  Whatever is refused, the attach
- * that follows says so (EMFILE).
- */
-static void nofile_room(unsigned int nr_open, unsigned int need)
-{
-	struct rlimit rl, up;
-	rlim_t want = (rlim_t)nr_open + need + LP_NOFILE_SLACK;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= want)
-		return;
-	want *= 2;
-	if (want > rl.rlim_max) {
-		up.rlim_cur = want;
-		up.rlim_max = want;
-		if (!setrlimit(RLIMIT_NOFILE, &up))
-			return;
-		want = rl.rlim_max;
-	}
-	up.rlim_cur = want;
-	up.rlim_max = rl.rlim_max;
-	setrlimit(RLIMIT_NOFILE, &up);
-}
-
-/* A new probe on r's new function, counting into a free slot. */
-static struct lp_probe *probe_add(struct lp_source *s,
-				  const struct klp_lp_rec *r, const char *name)
-{
-	struct lp_probe *pr;
-	unsigned int slot;
-
-	for (slot = 1; slot < KLP_LP_MAX_KEYS && s->slot_used[slot]; slot++)
-		;
-	if (slot == KLP_LP_MAX_KEYS)
-		return NULL;
-	pr = xrealloc(NULL, 1, sizeof(*pr));
-	memset(pr, 0, sizeof(*pr));
-	pr->kfunc = r->func;
-	pr->new_func = r->new_func;
-	copy_name(pr->patch, sizeof(pr->patch), r->patch);
-	copy_name(pr->object, sizeof(pr->object), r->object);
-	copy_name(pr->name, sizeof(pr->name), name);
-	pr->slot = slot;
-	s->slot_used[slot] = true;
-	/* the slot only grows (a probe before may have used it) */
-	pr->last = slot_sum(s, slot);
-	nofile_room(2 * s->nr_probes, 2);
-	pr->link = attach_at(s, s->skel->progs.lp_count, r->new_func, slot);
-	if (!pr->link) {
-		fprintf(stderr, "%s: builtin livepatch: cannot count the calls of %s's %s (a kprobe at 0x%llx): %s\n",
-			program_invocation_short_name, r->patch, name,
-			r->new_func, strerror(errno));
-		pr->link = NULL;
-		s->probe_failures++;
-	}
-	s->probes = xrealloc(s->probes, s->nr_probes + 1, sizeof(*s->probes));
-	s->probes[s->nr_probes++] = pr;
-	return pr;
-}
-
-/* The model's func of a probe, or NULL when it is gone. */
-static struct model_func *probe_func(struct model *m, const struct lp_probe *pr)
-{
-	struct model_fn *fn = model_fn_find(m, pr->object, pr->name, false);
-	unsigned int i;
-
-	if (!fn)
-		return NULL;
-	for (i = 0; i < fn->nr_funcs; i++)
-		if (fn->funcs[i]->patch->core == MODEL_CORE_LIVEPATCH &&
-		    !strcmp(fn->funcs[i]->patch->name, pr->patch))
-			return fn->funcs[i];
-	return NULL;
-}
-
-/* The walk's stacks into the model; the probes of new funcs attached. */
-static void apply_walk(struct lp_source *s, struct model *m)
+static void apply_walk(struct lp_source *s, struct model *m, unsigned int n)
 {
 	const struct klp_lp_rec *recs = s->skel->bss->recs;
-	unsigned int n = s->skel->bss->nr_recs, i;
 	char name[KLP_FUNC_LEN];
 	size_t counted = 0;	/* records with a new function so far */
+	unsigned int i;
 
-	if (n > KLP_LP_MAX_RECS)
-		n = KLP_LP_MAX_RECS;
 	for (i = 0; i < n; i++) {
 		const struct klp_lp_rec *r = &recs[i];
 		struct model_patch *p;
@@ -385,6 +214,7 @@ static void apply_walk(struct lp_source *s, struct model *m)
 		struct model_fn *fn;
 		struct lp_probe *pr;
 
+		s->rec_funcs[i] = NULL;
 		if (!r->patch[0] || !r->object[0] || !r->name[0])
 			continue;
 		lpw_func_name(name, sizeof(name), r->name);
@@ -407,52 +237,20 @@ static void apply_walk(struct lp_source *s, struct model *m)
 			continue;	/* runs the original: nothing to count */
 		if (s->no_calls)
 			continue;	/* not asked to count */
-		pr = probe_find(s, r, counted++);
-		if (!pr)
-			pr = probe_add(s, r, name);
+		/*
+		 * sysfs showed another load than the walk (the module went
+		 * or came between the two reads, and lp_gen moved): the
+		 * next read makes its probe, of the load then
+		 */
+		if (p->instance && r->patch_id && r->patch_id != p->instance)
+			continue;
+		pr = lp_probe_find(s, r, counted++);
 		if (pr) {
 			pr->seen = true;
 			pr->func = f;
+		} else {
+			s->rec_funcs[i] = f;
 		}
-	}
-}
-
-/*
- * Each probe's growth to its func.  A probe keeps its func (the walk that
- * saw it on a stack set it) until the model frees a func: then each
- * probe's func is looked up again and the probes of funcs gone are
- * dropped (1000 lookups an interval cost more than the rest of an update
- * that reads only the counters).
- */
-static void count(struct lp_source *s, struct model *m)
-{
-	bool bind = m->funcs_freed != s->funcs_freed_seen;
-	size_t i;
-
-	s->funcs_freed_seen = m->funcs_freed;
-	for (i = 0; i < s->nr_probes; ) {
-		struct lp_probe *pr = s->probes[i];
-		struct model_func *f;
-		unsigned long long now, delta;
-
-		if (bind)
-			pr->func = probe_func(m, pr);
-		f = pr->func;
-
-		if (!f) {
-			bpf_link__destroy(pr->link);
-			s->slot_used[pr->slot] = false;
-			free(pr);
-			s->probes[i] = s->probes[--s->nr_probes];
-			continue;
-		}
-		/* a probe that failed counts nothing: unknown, not 0 */
-		f->uncounted = !pr->link;
-		now = slot_sum(s, pr->slot);
-		delta = now - pr->last;
-		pr->last = now;
-		model_func_add_hits(f, delta);
-		i++;
 	}
 }
 
@@ -499,6 +297,7 @@ int lp_source_update(struct lp_source *s, struct model *m,
 		     struct model_log *log)
 {
 	struct lp_glance swap;
+	unsigned int n;
 	size_t i;
 	int err;
 
@@ -514,12 +313,12 @@ int lp_source_update(struct lp_source *s, struct model *m,
 	if (err < 0)
 		return say("read its ring buffer", err);
 	if (!s->need_read) {
-		count(s, m);
+		lp_probes_count(s, m);
 		return 0;
 	}
 	err = walk(s);
 	if (err == -EAGAIN && ++s->walk_failures < 3) {
-		count(s, m);	/* the stacks as the last walk saw them */
+		lp_probes_count(s, m);	/* the stacks as the last walk saw them */
 		return 0;
 	}
 	if (err == -EAGAIN)
@@ -527,13 +326,23 @@ int lp_source_update(struct lp_source *s, struct model *m,
 	if (err)
 		return err;
 	s->walk_failures = 0;
+	/* each probe's calls so far, to its func as the last read left it */
+	lp_probes_count(s, m);
 	model_unsee(m, MODEL_CORE_LIVEPATCH);
 	lp_sysfs_read(m);
 	for (i = 0; i < s->nr_probes; i++)
 		s->probes[i]->seen = false;
-	apply_walk(s, m);
+	n = s->skel->bss->nr_recs;
+	if (n > KLP_LP_MAX_RECS)
+		n = KLP_LP_MAX_RECS;
+	if (!s->rec_funcs)
+		s->rec_funcs = xrealloc(NULL, KLP_LP_MAX_RECS,
+					sizeof(*s->rec_funcs));
+	apply_walk(s, m, n);
+	lp_probes_drop_unseen(s, m);
+	lp_probes_add(s, n);
 	model_sweep(m, MODEL_CORE_LIVEPATCH);
-	count(s, m);
+	lp_probes_count(s, m);
 	swap = s->last;
 	s->last = s->now;
 	s->now = swap;
@@ -563,6 +372,7 @@ void lp_source_close(struct lp_source *s)
 		free(s->probes[i]);
 	}
 	free(s->probes);
+	free(s->rec_funcs);
 	ring_buffer__free(s->rb);
 	for (i = 0; i < LP_NR_EVENT_PROGS; i++)
 		bpf_link__destroy(s->ev_links[i]);

@@ -34,10 +34,12 @@ struct ring_buffer;
 struct lp_probe {
 	unsigned long long kfunc;	/* its struct klp_func */
 	unsigned long long new_func;
+	unsigned long long patch_id;	/* its patch's load (klp_lp_rec's) */
 	char patch[KLP_NAME_LEN];
 	char object[KLP_NAME_LEN];
 	char name[KLP_FUNC_LEN];	/* the model's name of the function */
-	unsigned int slot;		/* its counter, the probe's cookie */
+	unsigned int slot;		/* its counter, the probe's cookie;
+					 * 0: none was free (said) */
 	struct bpf_link *link;		/* NULL: could not attach (said) */
 	unsigned long long last;	/* the counter at the last read */
 	bool seen;			/* on a stack in the last walk */
@@ -74,6 +76,8 @@ struct lp_source {
 	struct model_log *log;		/* where they go (the update's) */
 	unsigned int walk_failures;	/* walks in a row that did not end */
 	bool said_truncated;
+	bool said_full;			/* no counter slot was free */
+	struct model_func **rec_funcs;	/* a walk's funcs, by record */
 	int kprobe_type;			/* the kprobe PMU's perf type; 0: not read yet */
 	bool no_calls;			/* no probe: calls not counted */
 };
@@ -87,6 +91,12 @@ int lp_source_update(struct lp_source *s, struct model *m,
 unsigned long long lp_source_lost_hits(const struct lp_source *s);
 unsigned long long lp_source_lost_events(const struct lp_source *s);
 void lp_source_close(struct lp_source *s);
+/* source_livepatch_probes.c */
+struct lp_probe *lp_probe_find(struct lp_source *s,
+			      const struct klp_lp_rec *r, size_t hint);
+void lp_probes_drop_unseen(struct lp_source *s, struct model *m);
+void lp_probes_add(struct lp_source *s, unsigned int n);
+void lp_probes_count(struct lp_source *s, struct model *m);
 /* source_livepatch_events.c */
 void lp_log_event(struct model_log *log, const struct klp_transition_event *e);
 

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "livepatch_walk.h"
 #include "readat.h"
 #include "source_livepatch.h"
@@ -56,12 +57,21 @@ static void read_object(struct model *m, struct model_patch *p, int objfd,
 	closedir(d);
 }
 
-/* srcversion of the patch's module, once. */
-static void read_srcversion(struct model_patch *p)
+/*
+ * srcversion of the patch's module: once a load of the patch (its sysfs
+ * directory's inode number, as the walk's patch_id), read again when the
+ * patch was loaded again under its name, another build maybe.
+ */
+static void read_srcversion(struct model_patch *p, int patchfd)
 {
 	char path[KLP_NAME_LEN + 32];
+	struct stat st;
 	int fd;
 
+	if (!fstat(patchfd, &st) && st.st_ino != p->instance) {
+		p->instance = st.st_ino;
+		p->srcversion[0] = '\0';
+	}
 	if (p->srcversion[0])
 		return;
 	snprintf(path, sizeof(path), "/sys/module/%s", p->name);
@@ -93,7 +103,7 @@ static void read_patch(struct model *m, int rootfd, const char *name)
 	p->core = MODEL_CORE_LIVEPATCH;
 	p->enabled = enabled;
 	p->seen = true;
-	read_srcversion(p);
+	read_srcversion(p, fd);
 	d = fdopendir(fd);
 	if (!d) {
 		close(fd);

@@ -140,7 +140,7 @@ void ex_render(struct strbuf *b, enum ex_format fmt, const struct ex_view *v)
 		  "Times the exporter read the builtin livepatch's patches and func_stacks whole (after a change, during a transition)",
 		  offsetof(struct ex_totals, lp_reads), false },
 		{ "klp_exporter_probe_failures_total",
-		  "Probes on a builtin func's new function that could not attach (its calls uncounted: klp_func_uncounted)",
+		  "Probes on a builtin func's new function that could not attach, or found no free counter slot (its calls uncounted: klp_func_uncounted)",
 		  offsetof(struct ex_totals, probe_failures), true },
 	};
 	const struct ex_totals *t = v->totals;

@@ -281,7 +281,12 @@ write_err() {
 
 # wait_transition PATCH: its transition is over (or the patch is gone)
 wait_transition() {
-	wait_until 60 eval "[ \"\$(cat $KLP_SYSFS/$1/transition 2>/dev/null || echo 0)\" = 0 ]"
+	local tr=0
+	# nearly always over when the write returns: read with a builtin
+	# (no fork) first; a patch gone has none
+	read -r tr 2>/dev/null < "$KLP_SYSFS/$1/transition" || return 0
+	[ "$tr" = 0 ] ||
+		wait_until 60 eval "[ \"\$(cat $KLP_SYSFS/$1/transition 2>/dev/null || echo 0)\" = 0 ]"
 }
 
 # set_enabled PATCH 0|1: write, and succeed only if the write did; then

@@ -219,8 +219,8 @@ check "its transition completes, the patch is freed" wait_until 10 eval "[ ! -e 
 line=$(kt_next) || bail "klptop goes on"
 assert_eq "klp_test_builtin wins again, alone" \
 	"livepatch klp_test_builtin klp_test_builtin 1" "$(row "$line" klp_target_c)"
-check "klp-trace walked the func_stacks again: the new winner" \
-	wait_until 30 eval '[ "$(lt_walks)" = 2 ]'
+check "klp-trace walked the func_stacks again: the new winner, the gone func's event off" \
+	wait_until 30 grep -q "builtin livepatch: the calls of 1 func traced" "$T/calls.err"
 assert_eq "calls on every CPU get the next patch's value" \
 	"7000 $((M * NCPU))" "$(calls_every_cpu $M)"
 sleep 0.5	# its next buffer read
@@ -351,10 +351,31 @@ check "klp_test_builtin loaded again on klp_target_c while it runs" \
 check "... klp-trace walks again: its func traced" \
 	wait_until 30 grep -q "the calls of 2 funcs traced" "$T/later.err"
 assert_eq "its calls get its value" 7000 "$(target_call c 100)"
+
+# The patched module reloaded again and again under klp-trace: each time
+# klp_test_builtin's func leaves the stacks and comes back, its old event
+# goes and a new one comes: one event per func on the stacks, one record
+# per call (a kept event beside the new one printed each call twice, and
+# took a slot for good).
+R=5
+lt_said() { grep -c "builtin livepatch: the calls of" "$T/later.err"; }
+# lt_walked N: klp-trace said what it traces since it had said N times
+lt_walked() { wait_until 30 eval "[ \"\$(lt_said)\" -gt $1 ]"; }
+for ((r = 0; r < R; r++)); do
+	n=$(lt_said)
+	rmmod klp_test_target && lt_walked "$n" || break
+	n=$(lt_said)
+	klp_insmod klp_test_target && lt_walked "$n" || break
+	[ "$(target_call c 10)" = 7000 ] || break
+done
+assert_eq "klp_test_target reloaded $R times under klp-trace, each seen gone and back, its calls patched" \
+	"$R" "$r"
+assert_eq "... klp-trace's call events: one per func on the stacks, no more" 2 \
+	"$(grep -cE "^p[0-9]*:klp_trace_$LT_later/call_" $TRACEFS/kprobe_events)"
 sleep 0.5	# its next buffer read
 kill -INT -- "-$LT_later" && wait "$LT_later"
-assert_eq "exactly those calls recorded, on the new patch, itself the winner" \
-	"100 klp_target_c klp_test_builtin klp_test_builtin" \
+assert_eq "exactly those calls recorded, once each, on the new patch, itself the winner" \
+	"$((100 + 10 * R)) klp_target_c klp_test_builtin klp_test_builtin" \
 	"$(sed -n 's/.* klp_redirect: core=livepatch old_addr=[^ ]* new_func=[^ ]* func=\([^ ]*\) patch=\([^ ]*\) winner=\([^ ]*\)$/\1 \2 \3/p' "$T/later.out" | uniq -c | awk '{ print $1, $2, $3, $4 }')"
 assert_eq "... its events gone when it ends" 0 "$(grep -c klp_trace_ $TRACEFS/kprobe_events)"
 

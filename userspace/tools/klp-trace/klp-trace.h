@@ -92,13 +92,24 @@ int lpt_read(struct lp_trace *lp, struct tep_event *event,
 
 /* --- each call of a builtin func (klp-trace_calls.c) --------------- */
 
+/*
+ * A call's life: live while its func is on a stack, its event enabled;
+ * draining once a walk finds the func gone, its event disabled and its
+ * last records still in the buffers; after the next read of the buffers
+ * its event is removed and its slot goes to the next func found.
+ */
+enum lpc_state {
+	LPC_LIVE = 1,
+	LPC_DRAINING,
+};
+
 /* One builtin func, its kprobe event on its new function. */
 struct lp_call {
 	struct tracefs_dynevent *dev;
-	struct tep_event *event;
+	int event_id;			/* its records' type */
+	enum lpc_state state;
 	bool enabled;			/* in our instance */
 	bool seen;			/* on a stack in the last walk */
-	bool retired;			/* left the stacks: never matched again */
 	char name[16];			/* call_<n> in our group */
 	unsigned long long kfunc;	/* its struct klp_func */
 	unsigned long long old_func;
@@ -115,11 +126,12 @@ struct lp_calls {
 	struct lpw_offsets off;
 	unsigned long long head;	/* &klp_ops */
 	struct lpw_result res;		/* the last walk */
-	struct lp_call *calls;		/* LPC_MAX_CALLS of room */
-	size_t nr;
+	struct lp_call *calls;		/* live and draining, in the order added */
+	size_t nr, cap;
+	size_t live;
 	/*
-	 * calls by (kfunc, new_func, patch), the retired ones too (find_call()
-	 * passes them), and by event; the walk's tops
+	 * the live calls by (kfunc, new_func, patch), the live and draining
+	 * ones by event id; the walk's tops
 	 */
 	struct hindex by_key;
 	struct hindex by_event;
@@ -128,7 +140,7 @@ struct lp_calls {
 	unsigned int walks;
 	unsigned long long said_sig;	/* what the last stderr line told */
 	size_t said_nr;
-	bool said, said_full, said_changing;
+	bool said, said_changing;
 };
 
 int lpc_open(struct lp_calls *c);

@@ -145,7 +145,7 @@ klp-exporter_ROOMS := model event_log source_klp_events source_klp_counters sour
 	source_livepatch_probes source_livepatch_events
 klp-exporter_LIBS := alloc hindex snapshot strbuf readat livepatch_sysfs ksyms livepatch_walk kcore
 klp-exporter_PKGS := libbpf libmicrohttpd
-klp-trace_ROOMS := klp-trace_format klp-trace_instance klp-trace_select \
+klp-trace_ROOMS := klp-trace_format klp-trace_instance klp-trace_owner klp-trace_select \
 	klp-trace_builtin klp-trace_builtin_rec klp-trace_calls klp-trace_blocked \
 	livepatch_transitions transition_model
 klp-trace_LIBS := alloc seqorder json strbuf ksyms livepatch_sysfs kcore hindex \

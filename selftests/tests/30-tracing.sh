@@ -204,13 +204,14 @@ hup_ready() { grep -q '^Tracing ' "$1"; }
 "$KT" --no-redirect > "$tmp/hup.out" 2>&1 < /dev/null &
 hup=$!
 wait_until 120 hup_ready "$tmp/hup.out" || { diag "klp-trace (SIGHUP) not ready:"; show "$tmp/hup.out"; }
-check "klp-trace, SIGHUP: tracing in its instance" test -d "$TRACEFS/instances/klp-trace.$hup"
+hup_inst=$(compgen -G "$TRACEFS/instances/klp-trace.$hup.*")	# <pid>.<start>
+check "klp-trace, SIGHUP: tracing in its instance" test -n "$hup_inst" -a -d "$hup_inst"
 kill -HUP "$hup"
 wait_until 60 eval "! kill -0 $hup 2> /dev/null" || { diag "klp-trace still runs 60 s after SIGHUP"; kill -KILL "$hup"; }
 check "klp-trace exits 0 on SIGHUP" wait "$hup"
-if [ -e "$TRACEFS/instances/klp-trace.$hup" ]; then
+if [ -n "$hup_inst" ] && [ -e "$hup_inst" ]; then
 	not_ok "klp-trace removed its instance on SIGHUP"
-	rmdir "$TRACEFS/instances/klp-trace.$hup"	# for the checks below
+	rmdir "$hup_inst"	# for the checks below
 else
 	ok "klp-trace removed its instance on SIGHUP"
 fi
@@ -220,17 +221,18 @@ script -qfec "exec $KT --no-redirect" /dev/null > "$tmp/pty.out" 2>&1 < /dev/nul
 pty=$!
 wait_until 120 hup_ready "$tmp/pty.out" || { diag "klp-trace on a pty not ready:"; show "$tmp/pty.out"; }
 kpid=$(pgrep -P "$pty" -x klp-trace)
-inst=$TRACEFS/instances/klp-trace.$kpid
-check "klp-trace on a terminal: tracing in an instance of its own" test -n "$kpid" -a -d "$inst"
+inst=
+[ -n "$kpid" ] && inst=$(compgen -G "$TRACEFS/instances/klp-trace.$kpid.*")
+check "klp-trace on a terminal: tracing in an instance of its own" test -n "$inst" -a -d "$inst"
 kill -KILL "$pty"		# the pty's master closes: its session gets SIGHUP
 wait "$pty" 2> /dev/null
-gone() { [ -n "$kpid" ] && [ ! -e "$inst" ]; }
+gone() { [ -n "$inst" ] && [ ! -e "$inst" ]; }
 if wait_until 30 gone; then
 	ok "klp-trace removed its instance when its terminal hung up"
 else
 	not_ok "klp-trace removed its instance when its terminal hung up"
 	ps -eo pid,stat,args | grep '[k]lp-trace' | sed 's/^/#   /'
-	[ -n "$kpid" ] && kill -KILL "$kpid" && rmdir "$inst"
+	[ -n "$inst" ] && kill -KILL "$kpid" && rmdir "$inst"
 fi
 
 check "perf record is recording" ready perf-record perf $((nev * ncpu))

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# klp-cost: 218
+# klp-cost: 246
 # klp-accel: tcg,thread=single
-# klp-min-results: 92
+# klp-min-results: 110
 # Single-threaded TCG: the builtin livepatch's enables and disables
 # rewrite call sites while the other CPU runs (on 6.12 every
 # cond_resched() one, sched_dynamic_klp_enable()), which multi-threaded
@@ -36,7 +36,11 @@
 # prints exactly one record per call, naming the top patch as winner; after
 # the top one is disabled it walks again, and the next calls are recorded
 # for the patch below; a builtin patch enabled while it runs is traced from
-# its enable on.
+# its enable on, and the module it patches reloaded again and again leaves
+# one record per call and one call event per func.  klp-traces killed
+# (SIGKILL) leave their instance and kprobe group, still firing; the next
+# klp-trace removes them as it starts, also when the dead one's pid went
+# to sleep or to that klp-trace itself, and leaves a running one's alone.
 . "$(dirname "$0")/../lib.sh"
 ktap_start "klptop: the builtin livepatch as a second source"
 
@@ -123,7 +127,7 @@ check "klp-trace without the klp core: traces the builtin's records" wait_until 
 check "... and says the klp core is not loaded" \
 	grep -q "the klp core is not loaded: tracing the builtin livepatch's records only" "$T/text.err"
 assert_eq "its kprobe events: 6 in a group of its own (one per klp-trace)" "12 2" \
-	"$(grep -cE '^[pr][0-9]*:klp_trace_[0-9]+/' $TRACEFS/kprobe_events) $(grep -oE '^[pr][0-9]*:klp_trace_[0-9]+' $TRACEFS/kprobe_events | sed 's/^[^:]*://' | sort -u | wc -l)"
+	"$(grep -cE '^[pr][0-9]*:klp_trace_[0-9]+_[0-9]+/' $TRACEFS/kprobe_events) $(grep -oE '^[pr][0-9]*:klp_trace_[0-9]+_[0-9]+' $TRACEFS/kprobe_events | sed 's/^[^:]*://' | sort -u | wc -l)"
 assert_eq "... enabled only in klp-trace's instances, not at the top level" "0" \
 	"$(cat $TRACEFS/events/klp_trace_*/*/enable | grep -c 1)"
 
@@ -215,7 +219,7 @@ lt_walks() { grep -c "builtin livepatch: the calls of 2 funcs traced" "$T/calls.
 check "klp-trace -e klp_redirect: both builtin funcs of klp_target_c traced" \
 	wait_until 60 eval '[ "$(lt_walks)" = 1 ]'
 assert_eq "... their kprobe events, on each func's new function" 2 \
-	"$(grep -cE "^p[0-9]*:klp_trace_$LT_calls/call_[0-9]+ 0x" $TRACEFS/kprobe_events)"
+	"$(grep -cE "^p[0-9]*:klp_trace_${LT_calls}_[0-9]+/call_[0-9]+ 0x" $TRACEFS/kprobe_events)"
 assert_eq "calls on every CPU get the top patch's value" \
 	"7100 $((M * NCPU))" "$(calls_every_cpu $M)"
 
@@ -225,8 +229,8 @@ check "its transition completes, the patch is freed" wait_until 10 eval "[ ! -e 
 line=$(kt_next) || bail "klptop goes on"
 assert_eq "klp_test_builtin wins again, alone" \
 	"livepatch klp_test_builtin klp_test_builtin 1" "$(row "$line" klp_target_c)"
-check "klp-trace walked the func_stacks again: the new winner" \
-	wait_until 30 eval '[ "$(lt_walks)" = 2 ]'
+check "klp-trace walked the func_stacks again: the new winner, the gone func's event off" \
+	wait_until 30 grep -q "builtin livepatch: the calls of 1 func traced" "$T/calls.err"
 assert_eq "calls on every CPU get the next patch's value" \
 	"7000 $((M * NCPU))" "$(calls_every_cpu $M)"
 sleep 0.5	# its next buffer read
@@ -238,7 +242,7 @@ assert_eq "klp-trace: one record per call, each naming the top patch as winner; 
 	"$((M * NCPU)) klp_target_c klp_target_c klp_test_builtin2 klp_test_builtin2
 $((M * NCPU)) klp_target_c klp_target_c klp_test_builtin klp_test_builtin" "$calls"
 assert_eq "... and nothing else" "$((2 * M * NCPU))" "$(wc -l < "$T/calls.out")"
-assert_eq "... its call events gone" 0 "$(grep -c "klp_trace_$LT_calls/" $TRACEFS/kprobe_events)"
+assert_eq "... its call events gone" 0 "$(grep -c "klp_trace_${LT_calls}_" $TRACEFS/kprobe_events)"
 line=$(kt_next) || bail "klptop goes on"
 before=$line
 assert_eq "calls on every CPU get the next patch's value" \
@@ -357,10 +361,31 @@ check "klp_test_builtin loaded again on klp_target_c while it runs" \
 check "... klp-trace walks again: its func traced" \
 	wait_until 30 grep -q "the calls of 2 funcs traced" "$T/later.err"
 assert_eq "its calls get its value" 7000 "$(target_call c 100)"
+
+# The patched module reloaded again and again under klp-trace: each time
+# klp_test_builtin's func leaves the stacks and comes back, its old event
+# goes and a new one comes: one event per func on the stacks, one record
+# per call (a kept event beside the new one printed each call twice, and
+# took a slot for good).
+R=5
+lt_said() { grep -c "builtin livepatch: the calls of" "$T/later.err"; }
+# lt_walked N: klp-trace said what it traces since it had said N times
+lt_walked() { wait_until 30 eval "[ \"\$(lt_said)\" -gt $1 ]"; }
+for ((r = 0; r < R; r++)); do
+	n=$(lt_said)
+	rmmod klp_test_target && lt_walked "$n" || break
+	n=$(lt_said)
+	klp_insmod klp_test_target && lt_walked "$n" || break
+	[ "$(target_call c 10)" = 7000 ] || break
+done
+assert_eq "klp_test_target reloaded $R times under klp-trace, each seen gone and back, its calls patched" \
+	"$R" "$r"
+assert_eq "... klp-trace's call events: one per func on the stacks, no more" 2 \
+	"$(grep -cE "^p[0-9]*:klp_trace_${LT_later}_[0-9]+/call_" $TRACEFS/kprobe_events)"
 sleep 0.5	# its next buffer read
 kill -INT -- "-$LT_later" && wait "$LT_later"
-assert_eq "exactly those calls recorded, on the new patch, itself the winner" \
-	"100 klp_target_c klp_test_builtin klp_test_builtin" \
+assert_eq "exactly those calls recorded, once each, on the new patch, itself the winner" \
+	"$((100 + 10 * R)) klp_target_c klp_test_builtin klp_test_builtin" \
 	"$(sed -n 's/.* klp_redirect: core=livepatch old_addr=[^ ]* new_func=[^ ]* func=\([^ ]*\) patch=\([^ ]*\) winner=\([^ ]*\)$/\1 \2 \3/p' "$T/later.out" | uniq -c | awk '{ print $1, $2, $3, $4 }')"
 assert_eq "... its events gone when it ends" 0 "$(grep -c klp_trace_ $TRACEFS/kprobe_events)"
 
@@ -403,6 +428,69 @@ assert_eq "... the winners of both cores served as ever" \
 klp_target_b klp
 klp_target_c livepatch" \
 	"$(sed -n 's/^klp_func_winner{object="klp_test_target",function="\([^"]*\)",patch="[^"]*",core="\([^"]*\)"} 1$/\1 \2/p' "$T/xp.prom" | sort)"
+
+# --- klp-traces killed: what they leave, the next one's start removes ------
+# lt_up NAME: klp-trace NAME traces the calls of both builtin funcs
+lt_up() { wait_until 60 grep -q "the calls of 2 funcs traced" "$T/$1.err"; }
+# lt_left PID: "instances kprobe-events" klp-traces of PID have in tracefs
+lt_left() {
+	echo "$(compgen -G "$TRACEFS/instances/klp-trace.$1.*" | wc -l) $(grep -c ":klp_trace_$1_" $TRACEFS/kprobe_events)"
+}
+# next_pid PID: the next process forked gets PID (if no other comes first)
+next_pid() { echo $(($1 - 1)) > /proc/sys/kernel/ns_last_pid; }
+lt_start live --core livepatch -e klp_redirect
+lt_start dead --core livepatch -e klp_redirect
+check "two klp-traces of the builtin's calls run" eval 'lt_up live && lt_up dead'
+kill -KILL "$LT_dead"
+wait "$LT_dead" 2> /dev/null
+assert_eq "SIGKILL leaves its instance and its 8 kprobe events (6 + 2 calls)" "1 8" "$(lt_left "$LT_dead")"
+target_call c 5 > /dev/null
+check "... which keep firing: each call recorded in the dead one's instance" \
+	eval '[ "$(grep -c ": call_" $TRACEFS/instances/klp-trace.$LT_dead.*/trace)" -ge 5 ]'
+# its pid given to a process that is not klp-trace
+for ((i = 0; i < 5; i++)); do
+	next_pid "$LT_dead"
+	sleep 600 &
+	reuser=$!
+	[ "$reuser" = "$LT_dead" ] && break
+	kill "$reuser"
+done
+assert_eq "the dead klp-trace's pid reused by sleep" "$LT_dead" "$reuser"
+lt_start next --core livepatch -e klp_redirect
+check "a klp-trace started then runs" lt_up next
+assert_eq "... and removed the dead one's instance and kprobe group (its pid now sleep's)" "0 0" \
+	"$(lt_left "$LT_dead")"
+check "... saying so" eval "grep -q 'removed tracefs instance klp-trace.$LT_dead\\.[0-9]* of a klp-trace that is gone' '$T/next.err' &&
+	grep -q 'removed kprobe group klp_trace_${LT_dead}_[0-9]* of a klp-trace that is gone' '$T/next.err'"
+kill "$reuser"
+assert_eq "... the live klp-trace's left alone" "1 8" "$(lt_left "$LT_live")"
+# a klp-trace killed, the next klp-trace started with its pid
+kill -KILL "$LT_next"
+wait "$LT_next" 2> /dev/null
+old_inst=$(compgen -G "$TRACEFS/instances/klp-trace.$LT_next.*")
+for ((i = 0; i < 5; i++)); do
+	next_pid "$LT_next"
+	lt_start again --core livepatch -e klp_redirect
+	[ "$LT_again" = "$LT_next" ] && break
+	kill -KILL "$LT_again"
+	wait "$LT_again" 2> /dev/null
+done
+assert_eq "a klp-trace started with the pid of one killed" "$LT_next" "$LT_again"
+check "... runs" lt_up again
+assert_eq "... and the killed one's instance and group are gone, its own there" "1 8" \
+	"$(lt_left "$LT_again")"
+check "... a new instance, not the killed one's" \
+	eval '[ -n "$old_inst" ] && [ ! -e "$old_inst" ]'
+assert_eq "... the live klp-trace's left alone again" "1 8" "$(lt_left "$LT_live")"
+n=$(grep -c " klp_redirect: " "$T/live.out")
+target_call c 7 > /dev/null
+sleep 1.5	# its next buffer read
+assert_eq "... and it traces on: each call recorded once" "$((n + 7))" \
+	"$(grep -c " klp_redirect: " "$T/live.out")"
+check "both end on SIGINT, status 0" eval 'lt_stop live INT && lt_stop again INT'
+LT_PIDS=
+assert_eq "no klp-trace instance or kprobe event left" "0 0" \
+	"$(compgen -G "$TRACEFS/instances/klp-trace.*" | wc -l) $(grep -c klp_trace_ $TRACEFS/kprobe_events)"
 
 # a builtin func whose new function refuses kprobes (NOKPROBE_SYMBOL): its
 # calls cannot be counted; klptop names it and shows its counts unknown

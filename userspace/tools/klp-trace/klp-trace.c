@@ -4,10 +4,11 @@
  * and the same state changes of the kernel's builtin livepatch
  *
  * The events are enabled in a private tracefs instance,
- * instances/klp-trace.<pid> (klp-trace_instance.c), and read from its
- * per-CPU raw buffers.  However it ends (-c, -t, SIGINT, SIGTERM, SIGHUP
- * when its terminal goes away, a closed pipe or another output error),
- * the events are disabled and the instance is removed.  libtraceevent
+ * instances/klp-trace.<pid>.<start> (klp-trace_instance.c), and read from
+ * its per-CPU raw buffers.  However it ends (-c, -t, SIGINT, SIGTERM,
+ * SIGHUP when its terminal goes away, a closed pipe or another output
+ * error), the events are disabled and the instance is removed; what a
+ * klp-trace killed left behind, the next one removes (klp-trace_owner.c).  libtraceevent
  * parses each event's format file (klp-trace_format.c prints each record
  * from it).  The builtin livepatch has no tracepoints: kprobe events on
  * its own functions stand in for them (klp-trace_builtin.c), their
@@ -535,6 +536,11 @@ int main(int argc, char **argv)
 	err = 1;
 	if (ti_check_tracefs() || select_cores(t))
 		goto out;
+	if (kt_owner_of(getpid(), &t->owner)) {
+		fprintf(stderr, "klp-trace: cannot read its own start time from /proc/self/stat\n");
+		goto out;
+	}
+	kt_reap_orphans();
 
 	t->tep = tracefs_local_events_system(NULL, systems);
 	if (!t->tep) {
@@ -558,8 +564,9 @@ int main(int argc, char **argv)
 	/* a closed pipe shows up as EPIPE, so the instance still goes away */
 	signal(SIGPIPE, SIG_IGN);
 
-	if (select_events(t) || ti_create(&t->ti, t->evs, t->nr_evs) ||
-	    (t->lp.on && lpt_create(&t->lp, t->tep, t->ti.tfs)) ||
+	if (select_events(t) ||
+	    ti_create(&t->ti, &t->owner, t->evs, t->nr_evs) ||
+	    (t->lp.on && lpt_create(&t->lp, &t->owner, t->tep, t->ti.tfs)) ||
 	    setup_order(t))
 		goto out;
 	/* each call of a builtin func, where kcore and BTF let us walk */

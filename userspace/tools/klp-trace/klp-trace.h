@@ -7,6 +7,9 @@
  *   klp-trace_select.c  the cores and the events to trace
  *   klp-trace_instance.c  the private tracefs instance: checked, created
  *                       with the events enabled, removed
+ *   klp-trace_owner.c   whose an instance or kprobe group is (pid and
+ *                       start time in its name); those of klp-traces
+ *                       that died removed at the start
  *   klp-trace_format.c  one record as a line of text or of JSON, every
  *                       field by name from the event's format file
  *   klp-trace_builtin.c the kernel's builtin livepatch: kprobe events on
@@ -62,7 +65,19 @@ struct ev_format {
 	bool json;
 };
 
-/* The private tracefs instance, instances/klp-trace.<pid>. */
+/* A klp-trace, as its instance's and kprobe group's names say it. */
+struct kt_owner {
+	int pid;
+	unsigned long long start;	/* since boot, clock ticks */
+};
+
+int kt_owner_of(int pid, struct kt_owner *o);
+bool kt_owner_parse(const char *name, bool group, struct kt_owner *o);
+void kt_instance_name(char *buf, size_t size, const struct kt_owner *o);
+void kt_group_name(char *buf, size_t size, const struct kt_owner *o);
+void kt_reap_orphans(void);
+
+/* The private tracefs instance, instances/klp-trace.<pid>.<start>. */
 struct trace_instance {
 	struct tracefs_instance *tfs;
 	bool mono_clock;		/* record timestamps are CLOCK_MONOTONIC */
@@ -74,7 +89,7 @@ struct tracefs_dynevent;
 
 struct lp_trace {
 	bool on;				/* its records are traced */
-	char group[32];				/* klp_trace_<pid> */
+	char group[64];				/* klp_trace_<pid>_<start> */
 	struct lpt_offsets off;
 	struct tracefs_dynevent *dev[LPT_NR];
 	struct tep_event *event[LPT_NR];
@@ -83,8 +98,8 @@ struct lp_trace {
 };
 
 int lpt_check(struct lp_trace *lp, bool say_absent);
-int lpt_create(struct lp_trace *lp, struct tep_handle *tep,
-	       struct tracefs_instance *inst);
+int lpt_create(struct lp_trace *lp, const struct kt_owner *owner,
+	       struct tep_handle *tep, struct tracefs_instance *inst);
 void lpt_disable(struct lp_trace *lp, struct tracefs_instance *inst);
 void lpt_destroy(struct lp_trace *lp);
 int lpt_read(struct lp_trace *lp, struct tep_event *event,
@@ -92,13 +107,24 @@ int lpt_read(struct lp_trace *lp, struct tep_event *event,
 
 /* --- each call of a builtin func (klp-trace_calls.c) --------------- */
 
+/*
+ * A call's life: live while its func is on a stack, its event enabled;
+ * draining once a walk finds the func gone, its event disabled and its
+ * last records still in the buffers; after the next read of the buffers
+ * its event is removed and its slot goes to the next func found.
+ */
+enum lpc_state {
+	LPC_LIVE = 1,
+	LPC_DRAINING,
+};
+
 /* One builtin func, its kprobe event on its new function. */
 struct lp_call {
 	struct tracefs_dynevent *dev;
-	struct tep_event *event;
+	int event_id;			/* its records' type */
+	enum lpc_state state;
 	bool enabled;			/* in our instance */
 	bool seen;			/* on a stack in the last walk */
-	bool retired;			/* left the stacks: never matched again */
 	char name[16];			/* call_<n> in our group */
 	unsigned long long kfunc;	/* its struct klp_func */
 	unsigned long long old_func;
@@ -115,11 +141,12 @@ struct lp_calls {
 	struct lpw_offsets off;
 	unsigned long long head;	/* &klp_ops */
 	struct lpw_result res;		/* the last walk */
-	struct lp_call *calls;		/* LPC_MAX_CALLS of room */
-	size_t nr;
+	struct lp_call *calls;		/* live and draining, in the order added */
+	size_t nr, cap;
+	size_t live;
 	/*
-	 * calls by (kfunc, new_func, patch), the retired ones too (find_call()
-	 * passes them), and by event; the walk's tops
+	 * the live calls by (kfunc, new_func, patch), the live and draining
+	 * ones by event id; the walk's tops
 	 */
 	struct hindex by_key;
 	struct hindex by_event;
@@ -128,7 +155,7 @@ struct lp_calls {
 	unsigned int walks;
 	unsigned long long said_sig;	/* what the last stderr line told */
 	size_t said_nr;
-	bool said, said_full, said_changing;
+	bool said, said_changing;
 };
 
 int lpc_open(struct lp_calls *c);
@@ -161,6 +188,7 @@ struct env {
 /* The whole of klp-trace's state, passed around. */
 struct klp_trace {
 	struct env env;
+	struct kt_owner owner;		/* this klp-trace */
 	struct tep_handle *tep;
 	struct klp_ksyms ksyms;
 	struct ev_format fmt;
@@ -193,7 +221,8 @@ bool lp_wanted(const struct klp_trace *t, const char *name);
 
 bool ti_klp_events_exist(void);
 int ti_check_tracefs(void);
-int ti_create(struct trace_instance *ti, struct ev_info *evs, int nr);
+int ti_create(struct trace_instance *ti, const struct kt_owner *owner,
+	      struct ev_info *evs, int nr);
 void ti_destroy(struct trace_instance *ti, struct ev_info *evs, int nr);
 
 int ev_info_init(struct ev_info *ei, struct tep_event *event);

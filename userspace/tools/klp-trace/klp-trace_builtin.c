@@ -13,11 +13,11 @@
  * parsed with libbpf (no BPF is loaded); klp_transition_patch and
  * klp_target_state are read by symbol (@sym fetch args).
  *
- * A kprobe event is global: it goes in group klp_trace_<pid>, is enabled
- * only in klp-trace's own instance, and is removed however klp-trace ends
- * (disabled there first: an enabled event cannot be removed).  Only a
- * SIGKILL leaves the group behind: `echo '-:klp_trace_<pid>/<event>' >>
- * kprobe_events` (or trace-cmd reset) removes it.
+ * A kprobe event is global: it goes in group klp_trace_<pid>_<start>, is
+ * enabled only in klp-trace's own instance, and is removed however
+ * klp-trace ends (disabled there first: an enabled event cannot be
+ * removed).  What a kill leaves behind, the next klp-trace removes
+ * (klp-trace_owner.c).
  */
 #include <errno.h>
 #include <limits.h>
@@ -148,11 +148,6 @@ static int create_one(struct lp_trace *lp, int i, struct tep_handle *tep,
 			strerror(errno), log ? ": " : "\n", log ? log : "");
 		free(log);
 		tracefs_dynevent_free(dev);
-		if (tracefs_event_file_exists(NULL, lp->group, event_names[i],
-					      "format"))
-			fprintf(stderr, "klp-trace: %s/%s exists already: left by a klp-trace of pid %d that was killed (remove it: echo '-:%s/%s' >> %s/kprobe_events)\n",
-				lp->group, event_names[i], getpid(), lp->group,
-				event_names[i], tracefs_tracing_dir());
 		return -1;
 	}
 	lp->dev[i] = dev;
@@ -173,20 +168,21 @@ static int create_one(struct lp_trace *lp, int i, struct tep_handle *tep,
 
 /**
  * lpt_create() - the probes, enabled in klp-trace's instance
- * @lp:   checked by lpt_check()
- * @tep:  their formats go in it
- * @inst: klp-trace's instance
+ * @lp:    checked by lpt_check()
+ * @owner: this klp-trace, whose name their group gets
+ * @tep:   their formats go in it
+ * @inst:  klp-trace's instance
  *
  * lpt_disable() and lpt_destroy() undo whatever was done, even on failure.
  *
  * Return: 0, or -1 after saying why.
  */
-int lpt_create(struct lp_trace *lp, struct tep_handle *tep,
-	       struct tracefs_instance *inst)
+int lpt_create(struct lp_trace *lp, const struct kt_owner *owner,
+	       struct tep_handle *tep, struct tracefs_instance *inst)
 {
 	int i;
 
-	snprintf(lp->group, sizeof(lp->group), "klp_trace_%d", getpid());
+	kt_group_name(lp->group, sizeof(lp->group), owner);
 	for (i = 0; i < LPT_NR; i++)
 		if (create_one(lp, i, tep, inst))
 			return -1;

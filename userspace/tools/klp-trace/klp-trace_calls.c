@@ -17,23 +17,26 @@
  *
  * The walk runs again after every record of the builtin's state changes
  * (an enable, a transition's start or end) and every interval: a func new
- * since then gets its event; one that left the stacks keeps it (its calls
- * still are calls of its code; its module going away takes the kprobe with
- * it) until klp-trace ends, and is retired: a func found later with the
- * same addresses and patch (the module loaded again) gets an event of its
- * own, as the old one's kprobe may have gone with the old module.  The events are in klp-trace's group, enabled
- * in its instance only, and removed on exit as the others
+ * since then gets its event.  A func that left the stacks (its patch
+ * disabled, or the module it patches unloaded) has its event disabled at
+ * once, and removed at the next walk, after the read between has taken
+ * its last records; its slot goes to the next func found.  A func found
+ * again later (that module loaded again) is a new one, with an event of
+ * its own: one event per func on the stacks, so one record per call
+ * however often a module comes and goes.  The events are in klp-trace's
+ * group, enabled in its instance only, and removed on exit as the others
  * (klp-trace_builtin.c).  A call before the walk that found its func is
  * not seen.
  *
  * Every record klp-trace reads asks lpc_find() whether it is a call: the
- * funcs are indexed by their event (hindex.h), by (struct klp_func, new
+ * funcs are indexed by their event's id (hindex.h; an id, not the
+ * tep_event: a kernel that hands a removed event's id to the next one,
+ * as 6.12's does, leaves two events of that id in the tep), by (struct klp_func, new
  * function, patch) for the walk's records, and the walk's tops by
  * old_func, so a lookup costs the same with 1000 builtin funcs as with
  * one, and a walk's sync is linear in them.
  */
 #include <errno.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,12 +45,11 @@
 #include <bpf/btf.h>
 #include <tracefs.h>
 
+#include "alloc.h"
 #include "btfoff.h"
 #include "json.h"
 #include "kcore.h"
 #include "klp-trace.h"
-
-#define LPC_MAX_CALLS	KLP_LP_MAX_RECS
 
 static int say(const char *what, int err)
 {
@@ -132,10 +134,71 @@ static unsigned long long call_key(unsigned long long kfunc,
 	return hindex_fnv1a(h, patch, strlen(patch));
 }
 
-/* A func's key in by_event: the event its records are of. */
-static unsigned long long event_key(const struct tep_event *event)
+/* The calls indexed anew, after slots were freed. */
+static int reindex(struct lp_calls *c)
 {
-	return (unsigned long long)(uintptr_t)event;
+	const struct lp_call *k;
+	size_t i;
+
+	hindex_clear(&c->by_key);
+	hindex_clear(&c->by_event);
+	for (i = 0; i < c->nr; i++) {
+		k = &c->calls[i];
+		if (k->state == LPC_LIVE &&
+		    hindex_add(&c->by_key, call_key(k->kfunc, k->new_func, k->patch), i))
+			return say("its records", ENOMEM);
+		if (hindex_add(&c->by_event, k->event_id, i))
+			return say("its records", ENOMEM);
+	}
+	return 0;
+}
+
+/* A call's event removed from kprobe_events (disabled in the instance). */
+static void remove_event(struct lp_call *k, const char *group)
+{
+	/* force: disabled wherever it is on (only ours can be) */
+	if (tracefs_dynevent_destroy(k->dev, false) &&
+	    tracefs_dynevent_destroy(k->dev, true))
+		fprintf(stderr, "klp-trace: cannot remove kprobe event %s/%s: %s\n",
+			group, k->name, strerror(errno));
+	tracefs_dynevent_free(k->dev);
+	k->dev = NULL;
+}
+
+/*
+ * The draining calls' events removed, their slots freed: the buffers were
+ * read since they were disabled, so no record of theirs is left.  The
+ * others keep their order.
+ */
+static int drop_drained(struct lp_calls *c, const char *group)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < c->nr; i++) {
+		if (c->calls[i].state == LPC_DRAINING) {
+			remove_event(&c->calls[i], group);
+			continue;
+		}
+		if (n != i)
+			c->calls[n] = c->calls[i];
+		n++;
+	}
+	if (n == c->nr)
+		return 0;
+	c->nr = n;
+	return reindex(c);
+}
+
+/* A live call whose func left the stacks: its event off, to be removed. */
+static void retire(struct lp_calls *c, struct lp_call *k, const char *group,
+		   struct tracefs_instance *inst)
+{
+	if (k->enabled && tracefs_event_disable(inst, group, k->name))
+		fprintf(stderr, "klp-trace: cannot disable %s/%s\n", group,
+			k->name);
+	k->enabled = false;
+	k->state = LPC_DRAINING;
+	c->live--;
 }
 
 static struct lp_call *find_call(struct lp_calls *c, const struct klp_lp_rec *r)
@@ -147,7 +210,7 @@ static struct lp_call *find_call(struct lp_calls *c, const struct klp_lp_rec *r)
 	hindex_find(&c->by_key, call_key(r->func, r->new_func, r->patch), &it);
 	while (hindex_next(&it, &i)) {
 		k = &c->calls[i];
-		if (!k->retired && k->kfunc == r->func &&
+		if (k->state == LPC_LIVE && k->kfunc == r->func &&
 		    k->new_func == r->new_func && !strcmp(k->patch, r->patch))
 			return k;
 	}
@@ -159,20 +222,14 @@ static int add_call(struct lp_calls *c, const struct klp_lp_rec *r,
 		    const char *group, struct tep_handle *tep,
 		    struct tracefs_instance *inst)
 {
+	struct tep_event *event;
 	struct lp_call *k;
 	char addr[32];
 
-	if (c->nr == LPC_MAX_CALLS) {
-		if (!c->said_full)
-			fprintf(stderr, "klp-trace: builtin livepatch: more than %d funcs: the calls of the rest are not traced\n",
-				LPC_MAX_CALLS);
-		c->said_full = true;
-		return 0;
-	}
-	if (!c->calls) {
-		c->calls = calloc(LPC_MAX_CALLS, sizeof(*c->calls));
-		if (!c->calls)
-			return say("its records", ENOMEM);
+	/* at most the last walk's funcs and the previous one's: bounded */
+	if (c->nr == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 16;
+		c->calls = xrealloc(c->calls, c->cap, sizeof(*c->calls));
 	}
 	k = &c->calls[c->nr];
 	memset(k, 0, sizeof(*k));
@@ -191,14 +248,21 @@ static int add_call(struct lp_calls *c, const struct klp_lp_rec *r,
 		return 0;	/* the others still are */
 	}
 	c->nr++;
+	c->live++;
+	k->state = LPC_LIVE;
 	if (hindex_add(&c->by_key, call_key(k->kfunc, k->new_func, k->patch),
 		       c->nr - 1))
 		return say("its records", ENOMEM);
-	k->event = tracefs_dynevent_get_event(tep, k->dev);
-	if (k->event &&
-	    hindex_add(&c->by_event, event_key(k->event), c->nr - 1))
+	event = tracefs_dynevent_get_event(tep, k->dev);
+	if (!event) {
+		fprintf(stderr, "klp-trace: cannot read the format of %s/%s\n",
+			group, k->name);
+		return -1;
+	}
+	k->event_id = event->id;
+	if (hindex_add(&c->by_event, k->event_id, c->nr - 1))
 		return say("its records", ENOMEM);
-	if (!k->event || tracefs_event_enable(inst, group, k->name)) {
+	if (tracefs_event_enable(inst, group, k->name)) {
 		fprintf(stderr, "klp-trace: cannot enable %s/%s\n", group, k->name);
 		return -1;
 	}
@@ -252,26 +316,28 @@ static void say_synced(struct lp_calls *c)
 	size_t i;
 
 	for (i = 0; i < c->nr; i++)	/* the funcs' winners, each with its NUL */
-		sig = hindex_fnv1a(sig, c->calls[i].winner,
-				   strlen(c->calls[i].winner) + 1);
-	if (!c->said && !c->nr)
+		if (c->calls[i].state == LPC_LIVE)
+			sig = hindex_fnv1a(sig, c->calls[i].winner,
+					   strlen(c->calls[i].winner) + 1);
+	if (!c->said && !c->live)
 		return;
-	if (c->said && sig == c->said_sig && c->nr == c->said_nr)
+	if (c->said && sig == c->said_sig && c->live == c->said_nr)
 		return;
 	c->said = true;
 	c->said_sig = sig;
-	c->said_nr = c->nr;
+	c->said_nr = c->live;
 	fprintf(stderr, "klp-trace: builtin livepatch: the calls of %zu func%s traced (walk %u)\n",
-		c->nr, c->nr == 1 ? "" : "s", c->walks);
+		c->live, c->live == 1 ? "" : "s", c->walks);
 }
 
 /**
  * lpc_sync() - walk the builtin's func_stacks again: an event for each new
- * func, each func's winner as the walk found it
+ * func, each func's winner as the walk found it, the events of the funcs
+ * gone disabled (and removed at the next call)
  * @c:     opened
  * @group: klp-trace's kprobe group
  * @tep:   the new events' formats go in it
- * @inst:  klp-trace's instance
+ * @inst:  klp-trace's instance, its buffers read since the last call
  *
  * Return: 0 (also when the lists changed under every walk: the last
  * picture stays), or -1 when an event could not be enabled.
@@ -285,6 +351,8 @@ int lpc_sync(struct lp_calls *c, const char *group, struct tep_handle *tep,
 	size_t i;
 
 	c->rewalk = false;
+	if (drop_drained(c, group))
+		return -1;
 	if (lpw_walk_tries(&c->kc, &c->off, c->head, &c->res)) {
 		if (!c->said_changing)
 			fprintf(stderr, "klp-trace: builtin livepatch: its func_stacks changed under %d walks (status %d): walking again later\n",
@@ -302,18 +370,24 @@ int lpc_sync(struct lp_calls *c, const char *group, struct tep_handle *tep,
 		if (r->nop || !r->new_func)
 			continue;
 		k = find_call(c, r);
-		if (k)
+		if (k) {
 			k->seen = true;
-		else if (add_call(c, r, group, tep, inst))
+			k->old_func = r->old_func;	/* its module reloaded */
+		} else if (add_call(c, r, group, tep, inst)) {
 			return -1;
+		}
 	}
 	for (i = 0; i < c->nr; i++) {
+		k = &c->calls[i];
+		if (k->state != LPC_LIVE)
+			continue;
 		/* gone from the stacks: a func found again later is another */
-		if (!c->calls[i].seen && c->res.status == KLP_LP_WALK_DONE)
-			c->calls[i].retired = true;
-		w = winner_of(c, c->calls[i].old_func);
-		snprintf(c->calls[i].winner, sizeof(c->calls[i].winner), "%s",
-			 w ?: "");
+		if (!k->seen && c->res.status == KLP_LP_WALK_DONE) {
+			retire(c, k, group, inst);
+			continue;
+		}
+		w = winner_of(c, k->old_func);
+		snprintf(k->winner, sizeof(k->winner), "%s", w ?: "");
 	}
 	say_synced(c);
 	return 0;
@@ -332,9 +406,9 @@ const struct lp_call *lpc_find(const struct lp_calls *c,
 	struct hindex_iter it;
 	size_t i;
 
-	hindex_find(&c->by_event, event_key(event), &it);
+	hindex_find(&c->by_event, event->id, &it);
 	while (hindex_next(&it, &i))
-		if (c->calls[i].event == event)
+		if (c->calls[i].event_id == event->id)
 			return &c->calls[i];
 	return NULL;
 }
@@ -388,14 +462,8 @@ void lpc_close(struct lp_calls *c, const char *group,
 				group, k->name);
 		k->enabled = false;
 	}
-	for (i = 0; i < c->nr; i++) {
-		k = &c->calls[i];
-		if (tracefs_dynevent_destroy(k->dev, false) &&
-		    tracefs_dynevent_destroy(k->dev, true))
-			fprintf(stderr, "klp-trace: cannot remove kprobe event %s/%s: %s\n",
-				group, k->name, strerror(errno));
-		tracefs_dynevent_free(k->dev);
-	}
+	for (i = 0; i < c->nr; i++)
+		remove_event(&c->calls[i], group);
 	free(c->calls);
 	hindex_free(&c->by_key);
 	hindex_free(&c->by_event);

@@ -2,12 +2,13 @@
 /*
  * klp-trace_instance.c - klp-trace's private tracefs instance
  *
- * The klp events are enabled in instances/klp-trace.<pid>, so the
+ * The klp events are enabled in instances/klp-trace.<pid>.<start>, so the
  * top-level buffer and its event settings stay as they are and two
  * readers never steal each other's events.  Whatever ends klp-trace
  * (-c, -t, SIGINT, SIGTERM, SIGHUP when its terminal goes away, a closed
  * pipe or another output error) ends in ti_destroy(): the events are
- * disabled and the instance removed.
+ * disabled and the instance removed.  What a kill leaves, the next
+ * klp-trace removes (klp-trace_owner.c).
  */
 #include <errno.h>
 #include <limits.h>
@@ -47,18 +48,20 @@ int ti_check_tracefs(void)
 
 /**
  * ti_create() - the instance, with the nr events of evs enabled in it
- * @ti:  filled in; ti_destroy() undoes whatever was done, even on failure
- * @evs: the events (each marked enabled once it is)
- * @nr:  how many
+ * @ti:    filled in; ti_destroy() undoes whatever was done, even on failure
+ * @owner: this klp-trace, whose name it gets
+ * @evs:   the events (each marked enabled once it is)
+ * @nr:    how many
  *
  * Return: 0, or -1 after saying why.
  */
-int ti_create(struct trace_instance *ti, struct ev_info *evs, int nr)
+int ti_create(struct trace_instance *ti, const struct kt_owner *owner,
+	      struct ev_info *evs, int nr)
 {
 	char name[64];
 	int i;
 
-	snprintf(name, sizeof(name), "klp-trace.%d", getpid());
+	kt_instance_name(name, sizeof(name), owner);
 	ti->tfs = tracefs_instance_create(name);
 	if (!ti->tfs) {
 		fprintf(stderr, "klp-trace: cannot create tracefs instance %s: %s\n",

@@ -143,13 +143,14 @@ klp-exporter_ROOMS := model event_log source_klp_events source_klp_counters sour
 	klp-exporter_text klp-exporter_http klp-exporter_textfile \
 	klp-exporter_options klp-exporter_self source_livepatch source_livepatch_sysfs \
 	source_livepatch_probes source_livepatch_events
-klp-exporter_LIBS := alloc hindex snapshot strbuf readat livepatch_sysfs ksyms livepatch_walk kcore
+klp-exporter_LIBS := alloc hindex snapshot strbuf readat livepatch_sysfs ksyms livepatch_walk kcore \
+	procstat
 klp-exporter_PKGS := libbpf libmicrohttpd
 klp-trace_ROOMS := klp-trace_format klp-trace_instance klp-trace_owner klp-trace_select \
 	klp-trace_builtin klp-trace_builtin_rec klp-trace_calls klp-trace_blocked \
 	livepatch_transitions transition_model
 klp-trace_LIBS := alloc seqorder json strbuf ksyms livepatch_sysfs kcore hindex \
-	livepatch_walk btfoff readat
+	livepatch_walk btfoff readat procstat
 klp-trace_PKGS := libtracefs libtraceevent libbpf
 
 .SECONDEXPANSION:

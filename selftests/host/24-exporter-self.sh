@@ -26,12 +26,13 @@ cat > "$tmp/t.c" <<'EOC'
 #include <stdlib.h>
 #include <string.h>
 #include "klp-exporter.h"
+#include "procstat.h"
 
 static void parse(const char *line)
 {
-	struct ex_proc_stat st = { 0 };
+	struct proc_stat st = { 0 };
 
-	if (ex_proc_stat_parse(line, &st))
+	if (proc_stat_parse(line, &st))
 		printf("refused\n");
 	else
 		printf("utime %llu stime %llu start %llu vsize %llu rss %llu\n",
@@ -46,7 +47,7 @@ int main(int argc, char **argv)
 	long runs;
 
 	if (argc > 2 && !strcmp(argv[1], "fuzz")) {
-		struct ex_proc_stat st;
+		struct proc_stat st;
 
 		srand(1);
 		for (runs = atol(argv[2]); runs > 0; runs--) {
@@ -56,7 +57,7 @@ int main(int argc, char **argv)
 			line[len] = '\0';
 			for (i = rand() % 4; i > 0 && len; i--)
 				line[rand() % len] = "()- 0123456789x\n"[rand() % 16];
-			ex_proc_stat_parse(line, &st);
+			proc_stat_parse(line, &st);
 		}
 		printf("fuzz ok\n");
 		return 0;
@@ -67,7 +68,7 @@ int main(int argc, char **argv)
 }
 EOC
 # shellcheck disable=SC2086 # the lists of rooms are words
-unit_build "$tmp" strbuf klp-exporter_self $UNIT_MODEL $UNIT_KLP $UNIT_EXPORTER
+unit_build "$tmp" strbuf klp-exporter_self procstat_lib $UNIT_MODEL $UNIT_KLP $UNIT_EXPORTER
 assert_eq "/proc/self/stat: the fields counted from the command's last ')'" \
 "utime 3 stime 5 start 12345 vsize 10510336 rss 1226
 utime 3 stime 5 start 12345 vsize 10510336 rss 1226

@@ -83,7 +83,7 @@ EOC
 # shellcheck disable=SC2086,SC2046 # flag lists, split on purpose
 gcc -Wall -Werror -g -D_GNU_SOURCE $KLP_SANITIZE "${UNIT_INCLUDES[@]}" \
 	-I"$KLP_TOP/include" $(pkg-config --cflags libtracefs libtraceevent) \
-	-o "$tmp/t" "$tmp/t.c" "$(unit_src klp-trace_owner)" \
+	-o "$tmp/t" "$tmp/t.c" "$(unit_src klp-trace_owner)" "$(unit_src procstat_lib)" \
 	$(pkg-config --libs libtracefs libtraceevent) 2> "$tmp/err" ||
 	{ diag "$(cat "$tmp/err")"; bail "the owner test program builds"; }
 

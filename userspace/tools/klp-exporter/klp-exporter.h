@@ -136,12 +136,6 @@ void ex_scalar(struct strbuf *b, enum ex_format fmt, const char *name,
 
 /* --- the exporter's own metrics (klp-exporter_self.c) --------------------- */
 
-struct ex_proc_stat {
-	unsigned long long utime, stime, starttime;	/* clock ticks */
-	unsigned long long vsize;			/* bytes */
-	unsigned long long rss;				/* pages */
-};
-
 /* The build, and the textfile, as the exporter's own metrics tell them. */
 struct ex_self {
 	const char *version;		/* KLP_VERSION (dkms.conf's) */
@@ -151,7 +145,6 @@ struct ex_self {
 	unsigned long long written_ns;	/* CLOCK_REALTIME of the last; 0: none */
 };
 
-int ex_proc_stat_parse(const char *text, struct ex_proc_stat *st);
 void ex_render_self(struct strbuf *b, enum ex_format fmt,
 		    const struct ex_self *s, bool process);
 const char *ex_version(void);

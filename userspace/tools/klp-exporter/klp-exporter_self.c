@@ -21,61 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "klp-exporter.h"
-
-/**
- * ex_proc_stat_parse() - the fields of /proc/self/stat the metrics need
- * @text: the file's text
- * @st:   filled: utime, stime, starttime in clock ticks, vsize in bytes,
- *        rss in pages
- *
- * The command name (field 2) may hold spaces and parentheses: the fields
- * are counted from the last ')'.
- *
- * Return: 0, or -1 if the text is not such a line (st unchanged).
- */
-int ex_proc_stat_parse(const char *text, struct ex_proc_stat *st)
-{
-	unsigned long long v[22];
-	const char *p = strrchr(text, ')');
-	char *end;
-	int i;
-
-	if (!p || p[1] != ' ' || !p[2] || p[3] != ' ')
-		return -1;
-	p += 4;			/* past ") S ": field 4 on */
-	for (i = 0; i < 21; i++) {
-		if (*p < '0' || *p > '9') {
-			if (*p != '-')
-				return -1;
-			p++;	/* tty_nr, priority, nice may be negative */
-		}
-		v[i] = strtoull(p, &end, 10);
-		if (end == p || (*end != ' ' && *end != '\n' && *end))
-			return -1;
-		p = *end ? end + 1 : end;
-	}
-	/* v[0] is field 4: utime 14, stime 15, starttime 22, vsize 23, rss 24 */
-	st->utime = v[10];
-	st->stime = v[11];
-	st->starttime = v[18];
-	st->vsize = v[19];
-	st->rss = v[20];
-	return 0;
-}
-
-/* A file of /proc, whole, in buf; its length, or -1. */
-static ssize_t read_proc(const char *path, char *buf, size_t size)
-{
-	FILE *f = fopen(path, "re");
-	size_t n;
-
-	if (!f)
-		return -1;
-	n = fread(buf, 1, size - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	return n;
-}
+#include "procstat.h"
 
 /*
  * The boot's time, Unix seconds: the process's start is counted from it.
@@ -118,13 +64,11 @@ static void gauge(struct strbuf *b, enum ex_format fmt, const char *name,
 static void render_process(struct strbuf *b, enum ex_format fmt)
 {
 	long tick = sysconf(_SC_CLK_TCK), page = sysconf(_SC_PAGESIZE);
-	struct ex_proc_stat st;
+	struct proc_stat st;
 	struct rlimit rl;
-	char buf[1024];
 	long fds;
 
-	if (read_proc("/proc/self/stat", buf, sizeof(buf)) > 0 &&
-	    !ex_proc_stat_parse(buf, &st) && tick > 0) {
+	if (!proc_stat_read(0, &st) && tick > 0) {
 		ex_header(b, fmt, "process_cpu_seconds_total", "counter",
 			  "Total user and system CPU time spent in seconds.");
 		sb_printf(b, "process_cpu_seconds_total %.2f\n",

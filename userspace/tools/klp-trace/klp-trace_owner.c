@@ -32,6 +32,7 @@
 #include <tracefs.h>
 
 #include "klp-trace.h"
+#include "procstat.h"
 
 #define INSTANCE_PREFIX	"klp-trace."
 #define GROUP_PREFIX	"klp_trace_"
@@ -46,27 +47,13 @@
  */
 int kt_owner_of(int pid, struct kt_owner *o)
 {
-	/* fields 3 to 21, then starttime: 22 */
-	static const char fmt[] = " %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s"
-				  " %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu";
-	char path[64], buf[1024], *p;
-	unsigned long long start;
-	size_t n;
-	FILE *f;
+	struct proc_stat st;
+	int err = proc_stat_read(pid, &st);
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return errno == ENOENT ? -ESRCH : -errno;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	/* the command name (field 2) may hold spaces and parentheses */
-	p = strrchr(buf, ')');
-	if (!n || !p || sscanf(p + 1, fmt, &start) != 1)
-		return -EINVAL;
+	if (err)
+		return err;
 	o->pid = pid;
-	o->start = start;
+	o->start = st.starttime;
 	return 0;
 }
 

@@ -4,7 +4,7 @@
 # klp-host-prometheus: 9873
 # klp-timeout: 600
 # klp-accel: tcg,thread=single
-# klp-min-results: 94
+# klp-min-results: 107
 # Single-threaded TCG, as 43-livepatch-source: the builtin livepatch's
 # enables and disables rewrite call sites while the other CPU runs
 # (doc/testing.md).
@@ -31,7 +31,8 @@ ktap_start "klp-exporter: scraped by Prometheus on the host, exact counts"
 work=/tmp/exporter
 mkdir -p $work
 XP=
-trap '[ -n "$XP" ] && kill "$XP" 2>/dev/null' EXIT
+X2=
+trap 'kill ${XP:+"$XP"} ${X2:+"$X2"} 2>/dev/null' EXIT
 
 # net_up: the virtio network card at QEMU's default guest address
 net_up() {
@@ -214,8 +215,50 @@ prom_wait "... counted on it, as before the module went" \
 core=livepatch,$TC,patch=klp_test_builtin2 2000"
 check "... the builtin's state read again for each" eval "[ \"\$(lp_reads)\" -ge \$((r1 + 2)) ]"
 
-# --- the core reloaded under the exporter -------------------------------
+# --- a failed attach to the klp core keeps the builtin's part ----------
+# A second exporter, scraped here only, has no file descriptor to spare
+# when the core loads: its attach fails (EMFILE, as a real limit would
+# make it); the builtin's series stay and go on counting exactly; with
+# descriptors again it attaches.
+"$KLP_BIN/klp-exporter" -l 127.0.0.1:9874 2> $work/err2 &
+X2=$!
+x2() { curl -s --max-time 20 http://127.0.0.1:9874/metrics; }
+# x2_lp: the second exporter's gauges of the builtin's patch, sorted
+x2_lp() {
+	x2 | grep -E '^klp_(patch_info|patch_enabled|func_winner|func_stack_depth)\{' |
+		grep 'core="livepatch"' | LC_ALL=C sort
+}
+# x2_value NAME [PATTERN]: the value of NAME's one sample matching PATTERN
+x2_value() { x2 | grep -E "^$1[{ ]" | grep -e "${2:-}" | awk '{ print $NF }'; }
+check "a second exporter reads the builtin's patch" \
+	wait_until 30 eval 'x2_lp | grep -q "^klp_func_winner{.*klp_test_builtin.* 1$"'
+lp_base=$(x2_lp)
+fds=$(ls "/proc/$X2/fd" | sort -n | tail -n 1)
+check "... its descriptors limited to 3 more than it holds (prlimit)" \
+	prlimit --pid "$X2" --nofile=$((fds + 4)):
 klp_insmod klp || bail "core loads"
+check "the second exporter's attach fails, counted once" \
+	wait_until 20 eval '[ "$(x2_value klp_exporter_errors_total)" = 1 ]'
+check "... for want of descriptors, said on its stderr" grep -q "Too many open files" $work/err2
+assert_eq "... klp_up 0, no attach counted" "0 0" \
+	"$(x2_value klp_up) $(x2_value klp_exporter_core_attaches_total)"
+assert_eq "100 calls of klp_target_c get klp_test_builtin's value" 7000 "$(target_call c 100)"
+assert_same "... the builtin's patch, winner and stack as before the failed attach" \
+	"$lp_base" "$(x2_lp)"
+assert_eq "... its calls counted exactly" 100 \
+	"$(x2_value klp_func_redirects_total 'patch="klp_test_builtin"')"
+check "the second exporter's descriptors given back" prlimit --pid "$X2" --nofile=1024:
+check "... it attaches: klp_up 1" wait_until 20 eval '[ "$(x2_value klp_up)" = 1 ]'
+assert_eq "... once, the one failure counted, the builtin's series as they were" \
+	"1 1 $lp_base 100" \
+	"$(x2_value klp_exporter_core_attaches_total) $(x2_value klp_exporter_errors_total) $(x2_lp) $(x2_value klp_func_redirects_total 'patch="klp_test_builtin"')"
+kill "$X2"
+wait "$X2"
+assert_eq "... and exits 0 on SIGTERM" 0 "$?"
+X2=
+[ "$_ktap_fail" = 0 ] || diag "$(cat $work/err2)"
+
+# --- the core reloaded under the exporter -------------------------------
 prom_wait "the core loaded: klp_up 1" 'klp_up' " 1"
 check "a patch with an empty cve is refused" eval '! klp_insmod klp_test_p3 cve='
 prom_wait "... its failed registration counted" 'klp_transitions_total' \
@@ -312,11 +355,11 @@ prom_wait "... and once p2 is disabled, this host" "$fleet" \
 	"core=klp,cve=CVE-2099-0001,patch=klp_test_p1,srcversion=$src1 1"
 prom_wait "all of klp's redirects: exactly the 6500 calls" 'sum(klp_func_redirects_total{core="klp"})' " 6500"
 assert_eq "300 calls of klp_target_c, beside klp's patches" 7000 "$(target_call c 300)"
-prom_wait "... exactly counted on klp_test_builtin (1600 + 300), klp's and klp_test_builtin2's as they were" \
+prom_wait "... exactly counted on klp_test_builtin (1600 + 100 + 300), klp's and klp_test_builtin2's as they were" \
 	'sum by (core, patch) (klp_func_redirects_total)' \
 "core=klp,patch=klp_test_p1 4000
 core=klp,patch=klp_test_p2 2500
-core=livepatch,patch=klp_test_builtin 1900
+core=livepatch,patch=klp_test_builtin 2000
 core=livepatch,patch=klp_test_builtin2 2000"
 prom_wait "README's fleet query by srcversion still finds this host, the klp core beside" \
 	"$fleet_lp" "core=livepatch,patch=klp_test_builtin,srcversion=$b1src 1"

@@ -105,17 +105,23 @@ static int on_event(void *ctx, void *data, size_t size)
 }
 
 /*
- * The core went: its patches, funcs and transitions leave the model (the
- * builtin's stay, fed by their own source); the attachment and the
- * counters stay.
+ * The klp core's patches, funcs and transitions leave the model; the
+ * builtin's stay, fed by their own source, which keeps pointers to its
+ * funcs (model_sweep() tells it when funcs are freed).
  */
+static void drop_klp_part(struct model *m)
+{
+	model_unsee(m, MODEL_CORE_KLP);
+	model_sweep(m, MODEL_CORE_KLP);
+	model_tr_drop_core(&m->trs, MODEL_TR_CORE_KLP);
+	m->snap_seq = 0;
+	m->need_resync = false;
+}
+
+/* The core went: its part goes; the attachment and the counters stay. */
 static void core_gone(struct klp_exporter *x)
 {
-	model_unsee(&x->model, MODEL_CORE_KLP);
-	model_sweep(&x->model, MODEL_CORE_KLP);
-	model_tr_drop_core(&x->model.trs, MODEL_TR_CORE_KLP);
-	x->model.snap_seq = 0;
-	x->model.need_resync = false;
+	drop_klp_part(&x->model);
 	/* the next core gives its ids to other funcs */
 	memset(x->klp.counters.unknown_tried, 0,
 	       sizeof(x->klp.counters.unknown_tried));
@@ -125,11 +131,15 @@ static void core_gone(struct klp_exporter *x)
 		program_invocation_short_name);
 }
 
+/*
+ * Closed: klp's source, and its part of the model.  The builtin's part
+ * stays (a failed attach is no reason to lose it); the whole model is
+ * freed only at exit.
+ */
 static void detach(struct klp_exporter *x)
 {
 	klp_source_close(&x->klp);
-	model_free(&x->model);
-	memset(&x->model, 0, sizeof(x->model));
+	drop_klp_part(&x->model);
 	x->attached = false;
 	x->up = false;
 }
@@ -564,6 +574,7 @@ out:
 	ex_http_stop(x->http);
 	detach(x);
 	lp_source_close(&x->lp);
+	model_free(&x->model);
 	ex_totals_free(&x->totals);
 	sb_free(&x->text);
 	free(x);

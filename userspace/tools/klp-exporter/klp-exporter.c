@@ -31,6 +31,7 @@
 #include "source_livepatch.h"
 
 #define EX_RETRY_NS	(MODEL_NSEC_PER_SEC)	/* look for the core again */
+#define EX_REUSE_NS	(MODEL_NSEC_PER_SEC / 2)	/* an update served again */
 
 struct klp_exporter {
 	struct ex_options opt;
@@ -48,6 +49,8 @@ struct klp_exporter {
 	unsigned long long lost_events_seen[MODEL_NR_CORES];
 	unsigned long long lost_hits_seen[MODEL_NR_CORES];
 	unsigned long long last_try_ns;
+	unsigned long long updated_ns;	/* the last update's start */
+	unsigned long long watched_ns;	/* the builtin's last glance */
 	int last_err;			/* of the last attach; said once */
 	libbpf_print_fn_t libbpf_print;	/* libbpf's messages, when said */
 	/* what only grows, and where it goes */
@@ -352,8 +355,10 @@ static int update_builtin(struct klp_exporter *x)
  */
 static void update(struct klp_exporter *x)
 {
-	int klp = update_core(x);
+	int klp;
 
+	x->updated_ns = now_ns();
+	klp = update_core(x);
 	/* not read this time: nothing of klp's to add again */
 	if (klp)
 		zero_intervals(&x->model);
@@ -364,8 +369,27 @@ static void update(struct klp_exporter *x)
 }
 
 /*
+ * The builtin changed: read it now, from the loop, so that its new funcs'
+ * probes (up to 1000 kprobes, longer than a scraper waits) attach here,
+ * not inside the next request.  A glance every EX_REUSE_NS at most.
+ */
+static void watch_builtin(struct klp_exporter *x)
+{
+	unsigned long long now = now_ns();
+
+	if (!x->lp.present || now - x->updated_ns < EX_REUSE_NS ||
+	    now - x->watched_ns < EX_REUSE_NS)
+		return;
+	x->watched_ns = now;
+	if (lp_source_check(&x->lp))
+		update(x);
+}
+
+/*
  * Everything up to now, then the text; the process_* series only over
  * HTTP (a file's reader, node_exporter, serves its own under those names).
+ * Requests within EX_REUSE_NS of an update share it: a burst of scrapers
+ * (an HA pair of Prometheus servers, a loop of curl) costs one update.
  */
 static void render(struct klp_exporter *x, enum ex_format fmt,
 		   struct strbuf *b, bool http)
@@ -376,7 +400,8 @@ static void render(struct klp_exporter *x, enum ex_format fmt,
 		.totals = &x->totals,
 	};
 
-	update(x);
+	if (now_ns() - x->updated_ns >= EX_REUSE_NS)
+		update(x);
 	ex_render_self(b, fmt, &x->self, http);
 	ex_render(b, fmt, &v);
 }
@@ -509,6 +534,7 @@ static int run(struct klp_exporter *x)
 		if (x->http)
 			ex_http_run(x->http);
 		core_try(x);
+		watch_builtin(x);
 	}
 	return 0;
 }
@@ -541,6 +567,8 @@ int main(int argc, char **argv)
 		err = x->last_err;
 		goto out;
 	}
+	/* the builtin's probes attached now, not in the first request */
+	update(x);
 	if (x->opt.once) {
 		render(x, x->opt.once_format, &x->text, false);
 		err = sb_write_all(STDOUT_FILENO, x->text.s ? x->text.s : "",

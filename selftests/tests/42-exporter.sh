@@ -3,7 +3,7 @@
 # klp-cost: 367
 # klp-host-prometheus: 9873
 # klp-accel: tcg,thread=single
-# klp-min-results: 94
+# klp-min-results: 111
 # Single-threaded TCG, as 43-livepatch-source: the builtin livepatch's
 # enables and disables rewrite call sites while the other CPU runs
 # (doc/testing.md).
@@ -14,7 +14,10 @@
 # klp_up 0 and the builtin's series (core="livepatch": identity, enabled,
 # winner and stack of two stacked patches, exact calls per function and
 # winner, winner changes, README's fleet query by srcversion, a
-# transition held by a kthread and its end); then finds the klp core,
+# transition held by a kthread and its end; probes attached at start and
+# on a change, not in a request; scrapes in a row share an update); a
+# failed attach to the klp core keeps the builtin's series; then finds
+# the klp core,
 # and serves both cores side by side; the klp core is
 # unloaded under it (its programs pin klp_events.ko, not klp.ko) and
 # loaded again, the counters kept, the transition numbers going on; the
@@ -30,7 +33,9 @@ ktap_start "klp-exporter: scraped by Prometheus on the host, exact counts"
 work=/tmp/exporter
 mkdir -p $work
 XP=
-trap '[ -n "$XP" ] && kill "$XP" 2>/dev/null' EXIT
+X2=
+X3=
+trap 'kill ${XP:+"$XP"} ${X2:+"$X2"} ${X3:+"$X3"} 2>/dev/null' EXIT
 
 # net_up: the virtio network card at QEMU's default guest address
 net_up() {
@@ -162,8 +167,21 @@ PID=$(pgrep -x klp_sleeper)
 [ -n "$PID" ] || bail "the klp_sleeper kthread runs"
 check "the kthread sleeps in klp_sleeper_wait" \
 	wait_until 10 grep -q '^\[<[0-9a-f]*>\] klp_sleeper_wait+' "/proc/$PID/stack"
+# an exporter that nobody scrapes attaches its probes at start and when
+# the builtin changes, not inside a request (bpftool lists its kprobes)
+"$KLP_BIN/klp-exporter" -l 127.0.0.1:9875 2> $work/err3 &
+X3=$!
+kprobes3() { bpftool perf show 2>/dev/null | grep -c "^pid $X3 .*kprobe"; }
+check "an exporter that nobody scrapes starts (its startup line)" \
+	wait_until 30 grep -q "listening on" $work/err3
+assert_eq "... its probe on klp_test_builtin's func attached already" 1 "$(kprobes3)"
 check "builtin klp_test_builtin2 patches klp_sleeper_wait" \
 	klp_insmod klp_test_builtin2 func=klp_sleeper_wait objname=klp_test_sleeper
+check "... the unscraped exporter attaches a probe on its func too" \
+	wait_until 10 eval '[ "$(kprobes3)" = 2 ]'
+kill "$X3"
+wait "$X3"
+X3=
 prom_wait "its transition in progress" 'klp_transition_in_progress' \
 "core=livepatch,patch=klp_test_builtin 0
 core=livepatch,patch=klp_test_builtin2 1"
@@ -174,6 +192,13 @@ prom_wait "... the only task with the function on its stack" \
 	'klp_transition_blocked_tasks{reason="on_stack"}' \
 	"core=livepatch,patch=klp_test_builtin2,reason=on_stack 1"
 prom_wait "... running for over 2 s" 'count(klp_transition_seconds{core="livepatch",patch="klp_test_builtin2"} > 2)' " 1"
+# six scrapes in a row on one connection, while every update reads the
+# builtin's state whole (a transition runs): they share updates
+reads6=$(curl -s --max-time 60 $(printf 'http://127.0.0.1:9873/metrics %.0s' 1 2 3 4 5 6) |
+	awk '$1 == "klp_exporter_livepatch_reads_total" { print $2 }')
+check "six scrapes in a row during a transition share updates: fewer than six full reads" \
+	eval '[ "$(wc -l <<< "$reads6")" = 6 ] && [ "$(sort -u <<< "$reads6" | wc -l)" -lt 6 ]'
+[ "$_ktap_fail" = 0 ] || diag "the six scrapes' reads: $(echo $reads6)"
 assert_eq "... still held: transition 1, the kthread unpatched" "1 0" \
 	"$(cat $LP/klp_test_builtin2/transition) $(cat "/proc/$PID/patch_state")"
 echo 1 > "$RELEASE"
@@ -213,8 +238,58 @@ prom_wait "... counted on it, as before the module went" \
 core=livepatch,$TC,patch=klp_test_builtin2 2000"
 check "... the builtin's state read again for each" eval "[ \"\$(lp_reads)\" -ge \$((r1 + 2)) ]"
 
-# --- the core reloaded under the exporter -------------------------------
+# --- a failed attach to the klp core keeps the builtin's part ----------
+# A second exporter, scraped here only, has 8 file descriptors to spare
+# when the core loads (its builtin reads need fewer, the klp source's
+# programs and maps more): its attach fails (EMFILE, as a real limit
+# would make it), said; the builtin's series stay and go on
+# counting exactly; with descriptors again it attaches.
+"$KLP_BIN/klp-exporter" -l 127.0.0.1:9874 2> $work/err2 &
+X2=$!
+x2() { curl -s --max-time 20 http://127.0.0.1:9874/metrics; }
+# x2_lp: the second exporter's gauges of the builtin's patch, sorted
+x2_lp() {
+	x2 | grep -E '^klp_(patch_info|patch_enabled|func_winner|func_stack_depth)\{' |
+		grep 'core="livepatch"' | LC_ALL=C sort
+}
+# x2_value NAME [PATTERN]: the value of NAME's one sample matching PATTERN
+x2_value() { x2 | grep -E "^$1[{ ]" | grep -e "${2:-}" | awk '{ print $NF }'; }
+x2_calls() { x2_value klp_func_redirects_total 'patch="klp_test_builtin"'; }
+check "a second exporter reads the builtin's patch" \
+	wait_until 30 eval 'x2_lp | grep -q "^klp_func_winner{.*klp_test_builtin.* 1$"'
+lp_base=$(x2_lp)
+# klp_events first: each module's load is a builtin change it reads
+klp_events_load || bail "klp_events (the tracepoints) loads"
+wait_until 5 eval '[ "$(x2_value klp_exporter_livepatch_reads_total)" -ge 2 ]'
+fds=$(ls "/proc/$X2/fd" | sort -n | tail -n 1)
+check "... its descriptors limited to 8 more than it holds (prlimit)" \
+	prlimit --pid "$X2" --nofile=$((fds + 9)):
 klp_insmod klp || bail "core loads"
+check "the second exporter's attach fails, counted once" \
+	wait_until 20 eval '[ "$(x2_value klp_exporter_errors_total)" = 1 ]'
+check "... for want of descriptors, said on its stderr" grep -q "Too many open files" $work/err2
+assert_eq "... klp_up 0, no attach counted" "0 0" \
+	"$(x2_value klp_up) $(x2_value klp_exporter_core_attaches_total)"
+assert_eq "100 calls of klp_target_c get klp_test_builtin's value" 7000 "$(target_call c 100)"
+assert_same "... the builtin's patch, winner and stack as before the failed attach" \
+	"$lp_base" "$(x2_lp)"
+# (a scrape within half a second of the last update shares it)
+wait_until 5 eval '[ "$(x2_calls)" = 100 ]'
+assert_eq "... its calls counted exactly" 100 "$(x2_calls)"
+check "the second exporter's descriptors given back" prlimit --pid "$X2" --nofile=1024:
+check "... it attaches: klp_up 1" wait_until 20 eval '[ "$(x2_value klp_up)" = 1 ]'
+assert_eq "... once, the one failure counted, the builtin's series as they were" \
+	"1 1 $lp_base 100" \
+	"$(x2_value klp_exporter_core_attaches_total) $(x2_value klp_exporter_errors_total) $(x2_lp) $(x2_calls)"
+[ "$_ktap_fail" = 0 ] ||
+	diag "$(x2 | grep -E '^(process_max_fds|klp_exporter_[a-z_]*_total) ')"
+kill "$X2"
+wait "$X2"
+assert_eq "... and exits 0 on SIGTERM" 0 "$?"
+X2=
+[ "$_ktap_fail" = 0 ] || diag "$(cat $work/err2)"
+
+# --- the core reloaded under the exporter -------------------------------
 prom_wait "the core loaded: klp_up 1" 'klp_up' " 1"
 check "a patch with an empty cve is refused" eval '! klp_insmod klp_test_p3 cve='
 prom_wait "... its failed registration counted" 'klp_transitions_total' \
@@ -311,11 +386,11 @@ prom_wait "... and once p2 is disabled, this host" "$fleet" \
 	"core=klp,cve=CVE-2099-0001,patch=klp_test_p1,srcversion=$src1 1"
 prom_wait "all of klp's redirects: exactly the 6500 calls" 'sum(klp_func_redirects_total{core="klp"})' " 6500"
 assert_eq "300 calls of klp_target_c, beside klp's patches" 7000 "$(target_call c 300)"
-prom_wait "... exactly counted on klp_test_builtin (1600 + 300), klp's and klp_test_builtin2's as they were" \
+prom_wait "... exactly counted on klp_test_builtin (1600 + 100 + 300), klp's and klp_test_builtin2's as they were" \
 	'sum by (core, patch) (klp_func_redirects_total)' \
 "core=klp,patch=klp_test_p1 4000
 core=klp,patch=klp_test_p2 2500
-core=livepatch,patch=klp_test_builtin 1900
+core=livepatch,patch=klp_test_builtin 2000
 core=livepatch,patch=klp_test_builtin2 2000"
 prom_wait "README's fleet query by srcversion still finds this host, the klp core beside" \
 	"$fleet_lp" "core=livepatch,patch=klp_test_builtin,srcversion=$b1src 1"

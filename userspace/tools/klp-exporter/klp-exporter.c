@@ -31,6 +31,7 @@
 #include "source_livepatch.h"
 
 #define EX_RETRY_NS	(MODEL_NSEC_PER_SEC)	/* look for the core again */
+#define EX_REUSE_NS	(MODEL_NSEC_PER_SEC / 2)	/* an update served again */
 
 struct klp_exporter {
 	struct ex_options opt;
@@ -48,6 +49,8 @@ struct klp_exporter {
 	unsigned long long lost_events_seen[MODEL_NR_CORES];
 	unsigned long long lost_hits_seen[MODEL_NR_CORES];
 	unsigned long long last_try_ns;
+	unsigned long long updated_ns;	/* the last update's start */
+	unsigned long long watched_ns;	/* the builtin's last glance */
 	int last_err;			/* of the last attach; said once */
 	libbpf_print_fn_t libbpf_print;	/* libbpf's messages, when said */
 	/* what only grows, and where it goes */
@@ -115,17 +118,23 @@ static int on_event(void *ctx, void *data, size_t size)
 }
 
 /*
- * The core went: its patches, funcs and transitions leave the model (the
- * builtin's stay, fed by their own source); the attachment and the
- * counters stay.
+ * The klp core's patches, funcs and transitions leave the model; the
+ * builtin's stay, fed by their own source, which keeps pointers to its
+ * funcs (model_sweep() tells it when funcs are freed).
  */
+static void drop_klp_part(struct model *m)
+{
+	model_unsee(m, MODEL_CORE_KLP);
+	model_sweep(m, MODEL_CORE_KLP);
+	model_tr_drop_core(&m->trs, MODEL_TR_CORE_KLP);
+	m->snap_seq = 0;
+	m->need_resync = false;
+}
+
+/* The core went: its part goes; the attachment and the counters stay. */
 static void core_gone(struct klp_exporter *x)
 {
-	model_unsee(&x->model, MODEL_CORE_KLP);
-	model_sweep(&x->model, MODEL_CORE_KLP);
-	model_tr_drop_core(&x->model.trs, MODEL_TR_CORE_KLP);
-	x->model.snap_seq = 0;
-	x->model.need_resync = false;
+	drop_klp_part(&x->model);
 	/* the next core gives its ids to other funcs */
 	memset(x->klp.counters.unknown_tried, 0,
 	       sizeof(x->klp.counters.unknown_tried));
@@ -135,11 +144,15 @@ static void core_gone(struct klp_exporter *x)
 		program_invocation_short_name);
 }
 
+/*
+ * Closed: klp's source, and its part of the model.  The builtin's part
+ * stays (a failed attach is no reason to lose it); the whole model is
+ * freed only at exit.
+ */
 static void detach(struct klp_exporter *x)
 {
 	klp_source_close(&x->klp);
-	model_free(&x->model);
-	memset(&x->model, 0, sizeof(x->model));
+	drop_klp_part(&x->model);
 	x->attached = false;
 	x->up = false;
 }
@@ -351,8 +364,10 @@ static int update_builtin(struct klp_exporter *x)
  */
 static void update(struct klp_exporter *x)
 {
-	int klp = update_core(x);
+	int klp;
 
+	x->updated_ns = now_ns();
+	klp = update_core(x);
 	/* not read this time: nothing of klp's to add again */
 	if (klp)
 		zero_intervals(&x->model);
@@ -362,8 +377,27 @@ static void update(struct klp_exporter *x)
 }
 
 /*
+ * The builtin changed: read it now, from the loop, so that its new funcs'
+ * probes (up to 1000 kprobes, longer than a scraper waits) attach here,
+ * not inside the next request.  A glance every EX_REUSE_NS at most.
+ */
+static void watch_builtin(struct klp_exporter *x)
+{
+	unsigned long long now = now_ns();
+
+	if (!x->lp.present || now - x->updated_ns < EX_REUSE_NS ||
+	    now - x->watched_ns < EX_REUSE_NS)
+		return;
+	x->watched_ns = now;
+	if (lp_source_check(&x->lp))
+		update(x);
+}
+
+/*
  * Everything up to now, then the text; the process_* series only over
  * HTTP (a file's reader, node_exporter, serves its own under those names).
+ * Requests within EX_REUSE_NS of an update share it: a burst of scrapers
+ * (an HA pair of Prometheus servers, a loop of curl) costs one update.
  */
 static void render(struct klp_exporter *x, enum ex_format fmt,
 		   struct strbuf *b, bool http)
@@ -375,7 +409,8 @@ static void render(struct klp_exporter *x, enum ex_format fmt,
 		.totals = &x->totals,
 	};
 
-	update(x);
+	if (now_ns() - x->updated_ns >= EX_REUSE_NS)
+		update(x);
 	ex_render_self(b, fmt, &x->self, http);
 	ex_render(b, fmt, &v);
 }
@@ -508,6 +543,7 @@ static int run(struct klp_exporter *x)
 		if (x->http)
 			ex_http_run(x->http);
 		core_try(x);
+		watch_builtin(x);
 	}
 	return 0;
 }
@@ -540,6 +576,8 @@ int main(int argc, char **argv)
 		err = x->last_err;
 		goto out;
 	}
+	/* the builtin's probes attached now, not in the first request */
+	update(x);
 	if (x->opt.once) {
 		render(x, x->opt.once_format, &x->text, false);
 		err = sb_write_all(STDOUT_FILENO, x->text.s ? x->text.s : "",
@@ -573,6 +611,7 @@ out:
 	ex_http_stop(x->http);
 	detach(x);
 	lp_source_close(&x->lp);
+	model_free(&x->model);
 	ex_totals_free(&x->totals);
 	sb_free(&x->text);
 	free(x);

@@ -29,6 +29,7 @@ cat > "$tmp/t.c" <<'EOC'
 #include <string.h>
 #include "event_script.h"
 #include "klp-exporter.h"
+#include "source_klp.h"
 
 static struct model m;
 static struct model_log lg;
@@ -79,9 +80,7 @@ int main(void)
 			}
 			ex_count_redirects(&t, &m, un);
 		} else if (!strcmp(w[0], "down")) {	/* the klp core went: its part goes */
-			model_unsee(&m, MODEL_CORE_KLP);
-			model_sweep(&m, MODEL_CORE_KLP);
-			m.snap_seq = 0;
+			klp_model_drop(&m);
 		} else if (!strcmp(w[0], "lp")) {	/* lp [OBJ:FUNC:P1,P2 ...]: a read of the builtin's stacks, top first */
 			nr = ex_winners_save(&m, &before);
 			model_unsee(&m, MODEL_CORE_LIVEPATCH);

@@ -34,6 +34,7 @@ struct klp_snapshot;
 /* --- the model read whole (source_klp_state.c) ---------------------------- */
 
 int klp_model_resync(struct model *m);
+void klp_model_drop(struct model *m);
 
 /* --- the events (source_klp_events.c, source_klp_transitions.c) ----------- */
 

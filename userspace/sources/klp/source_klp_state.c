@@ -100,3 +100,21 @@ int klp_model_resync(struct model *m)
 	m->need_resync = false;
 	return 0;
 }
+
+/**
+ * klp_model_drop() - the klp core's part of the model gone (the core
+ * unloaded, or the source could not attach)
+ * @m: the model
+ *
+ * Its patches, funcs and transitions leave; the builtin's stay, fed by
+ * their own source, which keeps pointers to its funcs (model_sweep()
+ * tells it when funcs are freed).  The next state file read starts anew.
+ */
+void klp_model_drop(struct model *m)
+{
+	model_unsee(m, MODEL_CORE_KLP);
+	model_sweep(m, MODEL_CORE_KLP);
+	model_tr_drop_core(&m->trs, MODEL_TR_CORE_KLP);
+	m->snap_seq = 0;
+	m->need_resync = false;
+}

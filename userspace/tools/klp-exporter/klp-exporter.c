@@ -117,24 +117,10 @@ static int on_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-/*
- * The klp core's patches, funcs and transitions leave the model; the
- * builtin's stay, fed by their own source, which keeps pointers to its
- * funcs (model_sweep() tells it when funcs are freed).
- */
-static void drop_klp_part(struct model *m)
-{
-	model_unsee(m, MODEL_CORE_KLP);
-	model_sweep(m, MODEL_CORE_KLP);
-	model_tr_drop_core(&m->trs, MODEL_TR_CORE_KLP);
-	m->snap_seq = 0;
-	m->need_resync = false;
-}
-
 /* The core went: its part goes; the attachment and the counters stay. */
 static void core_gone(struct klp_exporter *x)
 {
-	drop_klp_part(&x->model);
+	klp_model_drop(&x->model);
 	/* the next core gives its ids to other funcs */
 	memset(x->klp.counters.unknown_tried, 0,
 	       sizeof(x->klp.counters.unknown_tried));
@@ -152,7 +138,7 @@ static void core_gone(struct klp_exporter *x)
 static void detach(struct klp_exporter *x)
 {
 	klp_source_close(&x->klp);
-	drop_klp_part(&x->model);
+	klp_model_drop(&x->model);
 	x->attached = false;
 	x->up = false;
 }
@@ -266,18 +252,6 @@ static bool take_losses(struct klp_exporter *x, enum model_core core,
 	return lost;
 }
 
-/* Every func's and function's calls of this interval back to 0. */
-static void zero_intervals(struct model *m)
-{
-	size_t i, j;
-
-	for (i = 0; i < m->nr_fns; i++) {
-		m->fns[i]->hits_interval = 0;
-		for (j = 0; j < m->fns[i]->nr_funcs; j++)
-			m->fns[i]->funcs[j]->hits_interval = 0;
-	}
-}
-
 /*
  * The klp core's part of the model and its counters brought up to now:
  * the events, then the state file if they left it unsure, then the
@@ -370,7 +344,7 @@ static void update(struct klp_exporter *x)
 	klp = update_core(x);
 	/* not read this time: nothing of klp's to add again */
 	if (klp)
-		zero_intervals(&x->model);
+		model_interval_start(&x->model);
 	update_builtin(x);
 	count_redirects(x, klp ? 0 : x->klp.counters.interval_unknown);
 	ex_totals_prune(&x->totals, &x->model, now_ns());

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# klp-cost: 367
+# klp-cost: 390
 # klp-host-prometheus: 9873
 # klp-accel: tcg,thread=single
 # klp-min-results: 111

@@ -161,16 +161,24 @@ resize 12x50
 check
 screen
 keys jjj
+wait rows 4-11
+settle
 screen
 keys \x1b[6~
+wait rows 12-19
+settle
 screen
 keys G
+wait rows 33-40
+settle
 screen
 keys \x1b[B
 screen
 keys \x1b[H
 keys \x1b[A
 keys \x1b[5~
+wait rows 1-8
+settle
 screen
 keys q
 EOF

@@ -98,6 +98,7 @@ assert_eq "--version: dkms.conf's version and the git revision built" \
 # start ARGS...: the exporter in the background, $pid; its stderr in
 # $tmp/err; waits for its startup line
 start() {
+	: > "$tmp/err"	# not the last start's line: the new one truncates it only once it runs
 	"$x" "$@" 2> "$tmp/err" &
 	pid=$!
 	wait_until 10 grep -q 'cores found' "$tmp/err" || not_ok "klp-exporter $* says it started ($(cat "$tmp/err"))"

@@ -35,6 +35,7 @@ BS, ESC [ H (cursor home or to a row;column), ESC [ K and ESC [ J (erase
 to the end of the line, of the screen); any other sequence is skipped.
 It wraps and scrolls as a VT100 does, and counts when it does.
 """
+import errno
 import fcntl
 import os
 import pty
@@ -175,7 +176,9 @@ def main():
             return False
         try:
             data = os.read(fd, 65536)
-        except OSError:
+        except OSError as e:
+            if e.errno != errno.EIO:  # EIO: the program's side closed
+                return False
             data = b""
         if not data:
             ended.append(True)

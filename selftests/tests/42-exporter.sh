@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# klp-cost: 390
+# klp-cost: 280
 # klp-host-prometheus: 9873
 # klp-accel: tcg,thread=single
-# klp-min-results: 111
+# klp-min-results: 112
 # Single-threaded TCG, as 43-livepatch-source: the builtin livepatch's
 # enables and disables rewrite call sites while the other CPU runs
 # (doc/testing.md).
@@ -242,7 +242,7 @@ check "... the builtin's state read again for each" eval "[ \"\$(lp_reads)\" -ge
 # A second exporter, scraped here only, has 8 file descriptors to spare
 # when the core loads (its builtin reads need fewer, the klp source's
 # programs and maps more): its attach fails (EMFILE, as a real limit
-# would make it), said; the builtin's series stay and go on
+# would make it), said once; the builtin's series stay and go on
 # counting exactly; with descriptors again it attaches.
 "$KLP_BIN/klp-exporter" -l 127.0.0.1:9874 2> $work/err2 &
 X2=$!
@@ -276,6 +276,8 @@ assert_same "... the builtin's patch, winner and stack as before the failed atta
 # (a scrape within half a second of the last update shares it)
 wait_until 5 eval '[ "$(x2_calls)" = 100 ]'
 assert_eq "... its calls counted exactly" 100 "$(x2_calls)"
+assert_eq "... said once, not at each try since (one a second)" 1 \
+	"$(grep -c '^klp-exporter: cannot .*Too many open files' $work/err2)"
 check "the second exporter's descriptors given back" prlimit --pid "$X2" --nofile=1024:
 check "... it attaches: klp_up 1" wait_until 20 eval '[ "$(x2_value klp_up)" = 1 ]'
 assert_eq "... once, the one failure counted, the builtin's series as they were" \

@@ -21,15 +21,16 @@
  * @on_event: called with each struct klp_transition_event consumed
  *            (klp_event_apply() moves the model with it)
  * @ctx:      its first argument
- * @calls:    count the redirected calls (false: no cost per call, and
- *            every count reads 0)
+ * @flags:    KLP_SOURCE_CALLS to count the redirected calls (without, no
+ *            cost per call, and every count reads 0); KLP_SOURCE_QUIET
+ *            to say nothing of a failure
  *
- * Return: 0, or -errno after saying why (@s is then closed).
+ * Return: 0, or -errno after saying why unless quiet (@s is then closed).
  */
 int klp_source_open(struct klp_source *s, klp_event_fn on_event, void *ctx,
-		    bool calls)
+		    unsigned int flags)
 {
-	int err = klp_bpf_attach(&s->bpf, on_event, ctx, calls);
+	int err = klp_bpf_attach(&s->bpf, on_event, ctx, flags);
 
 	if (!err)
 		err = klp_counters_init(&s->counters, s->bpf.hits, s->bpf.ncpus);

@@ -79,8 +79,14 @@ struct klp_bpf {
 };
 
 int klp_bpf_check_environment(void);
+/* klp_source_open()'s and klp_bpf_attach()'s flags */
+enum {
+	KLP_SOURCE_CALLS = 1 << 0,	/* count the redirected calls */
+	KLP_SOURCE_QUIET = 1 << 1,	/* say nothing of a failure */
+};
+
 int klp_bpf_attach(struct klp_bpf *b, klp_event_fn on_event, void *ctx,
-		   bool calls);
+		   unsigned int flags);
 int klp_bpf_consume(struct klp_bpf *b);
 int klp_bpf_events_fd(const struct klp_bpf *b);
 unsigned long long klp_bpf_lost_events(const struct klp_bpf *b);
@@ -98,7 +104,7 @@ struct klp_source {
 };
 
 int klp_source_open(struct klp_source *s, klp_event_fn on_event, void *ctx,
-		    bool calls);
+		    unsigned int flags);
 int klp_source_consume(struct klp_source *s);
 int klp_source_events_fd(const struct klp_source *s);
 int klp_source_update(struct klp_source *s, struct model *m);

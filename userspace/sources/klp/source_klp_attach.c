@@ -57,9 +57,12 @@ int klp_bpf_print_all(enum libbpf_print_level level, const char *format,
 	return vfprintf(stderr, format, args);
 }
 
-static void explain_bpf_error(const char *what, int err)
+static void explain_bpf_error(unsigned int flags, const char *what, int err)
 {
 	const char *me = program_invocation_short_name;
+
+	if (flags & KLP_SOURCE_QUIET)
+		return;
 
 	if (err == -EPERM || err == -EACCES)
 		fprintf(stderr, "%s: not allowed to %s (%s): %s needs root, or CAP_BPF and CAP_PERFMON (CAP_SYS_ADMIN before 5.8)\n",
@@ -102,15 +105,18 @@ static int attach_optional(struct bpf_program *prog, struct bpf_link **link)
  * @b:        zeroed, or detached
  * @on_event: called with each struct klp_transition_event consumed
  * @ctx:      its first argument
- * @calls:    count the redirected calls (klp:klp_redirect); without, the
- *            core's handler stays on its untraced path: no cost per call
+ * @flags:    KLP_SOURCE_CALLS: count the redirected calls
+ *            (klp:klp_redirect); without, the core's handler stays on its
+ *            untraced path: no cost per call.  KLP_SOURCE_QUIET: say
+ *            nothing of a failure (a caller retrying says its first)
  *
  * The hits map gets a slice per possible CPU and is mapped (b->hits).
  *
- * Returns 0, or -errno after saying why (@b is then detached).
+ * Returns 0, or -errno after saying why unless quiet (@b is then
+ * detached).
  */
 int klp_bpf_attach(struct klp_bpf *b, klp_event_fn on_event, void *ctx,
-		   bool calls)
+		   unsigned int flags)
 {
 	void *hits;
 	int err;
@@ -118,29 +124,29 @@ int klp_bpf_attach(struct klp_bpf *b, klp_event_fn on_event, void *ctx,
 	b->ncpus = libbpf_num_possible_cpus();
 	if (b->ncpus < 0) {
 		err = b->ncpus;
-		explain_bpf_error("count the possible CPUs", err);
+		explain_bpf_error(flags, "count the possible CPUs", err);
 		return err;
 	}
 	b->skel = klptop_bpf__open();
 	if (!b->skel) {
 		err = errno ? -errno : -EINVAL;
-		explain_bpf_error("open the BPF object", err);
+		explain_bpf_error(flags, "open the BPF object", err);
 		return err;
 	}
 	b->skel->rodata->nr_cpus = b->ncpus;
 	bpf_program__set_autoattach(b->skel->progs.klptop_transition, false);
 	bpf_program__set_autoattach(b->skel->progs.klptop_task_blocked, false);
-	if (!calls)
+	if (!(flags & KLP_SOURCE_CALLS))
 		bpf_program__set_autoload(b->skel->progs.klptop_redirect, false);
 	err = bpf_map__set_max_entries(b->skel->maps.hits,
 				       (__u32)b->ncpus * KLP_MAX_HIT_KEYS);
 	if (err) {
-		explain_bpf_error("size the hits map", err);
+		explain_bpf_error(flags, "size the hits map", err);
 		goto fail;
 	}
 	err = klptop_bpf__load(b->skel);
 	if (err) {
-		explain_bpf_error("load the BPF programs", err);
+		explain_bpf_error(flags, "load the BPF programs", err);
 		goto fail;
 	}
 	err = klptop_bpf__attach(b->skel) ?:
@@ -149,7 +155,7 @@ int klp_bpf_attach(struct klp_bpf *b, klp_event_fn on_event, void *ctx,
 	      attach_optional(b->skel->progs.klptop_task_blocked,
 			      &b->skel->links.klptop_task_blocked);
 	if (err) {
-		explain_bpf_error("attach to the klp tracepoints", err);
+		explain_bpf_error(flags, "attach to the klp tracepoints", err);
 		goto fail;
 	}
 	b->hits_len = (size_t)b->ncpus * KLP_MAX_HIT_KEYS * sizeof(__u64);
@@ -157,7 +163,7 @@ int klp_bpf_attach(struct klp_bpf *b, klp_event_fn on_event, void *ctx,
 		    bpf_map__fd(b->skel->maps.hits), 0);
 	if (hits == MAP_FAILED) {
 		err = -errno;
-		explain_bpf_error("map the hits map", err);
+		explain_bpf_error(flags, "map the hits map", err);
 		goto fail;
 	}
 	b->hits = hits;
@@ -165,7 +171,7 @@ int klp_bpf_attach(struct klp_bpf *b, klp_event_fn on_event, void *ctx,
 				 on_event, ctx, NULL);
 	if (!b->rb) {
 		err = errno ? -errno : -EINVAL;
-		explain_bpf_error("set up the ring buffer", err);
+		explain_bpf_error(flags, "set up the ring buffer", err);
 		goto fail;
 	}
 	return 0;

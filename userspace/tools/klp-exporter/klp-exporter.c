@@ -160,7 +160,9 @@ static int attach(struct klp_exporter *x)
 			return err;
 	}
 	libbpf_set_print(x->last_err ? NULL : x->libbpf_print);
-	err = klp_source_open(&x->klp, on_event, x, x->opt.calls);
+	err = klp_source_open(&x->klp, on_event, x,
+			      (x->opt.calls ? KLP_SOURCE_CALLS : 0) |
+			      (x->last_err ? KLP_SOURCE_QUIET : 0));
 	libbpf_set_print(x->libbpf_print);
 	if (err) {
 		detach(x);
@@ -191,7 +193,7 @@ static int resync(struct klp_exporter *x)
 }
 
 /*
- * Attached, read the core's state; -ENOENT (quietly) while it is absent.
+ * Attached, read the core's state; 1 while it is absent (nothing to say).
  * Once the exporter has seen the core absent, nothing was patched then:
  * every winner the state shows came while it watched, and counts as a
  * change unless an event already counted it.  Winners found at start,
@@ -203,7 +205,7 @@ static int core_up(struct klp_exporter *x)
 
 	if (access(KLP_SYSFS_ROOT, F_OK)) {
 		x->seen_absent = true;
-		return -ENOENT;
+		return 1;
 	}
 	if (!x->attached)
 		err = attach(x);
@@ -229,9 +231,10 @@ static void core_try(struct klp_exporter *x)
 		return;
 	x->last_try_ns = now;
 	err = core_up(x);
-	if (err && err != -ENOENT && err != x->last_err)
+	if (err < 0 && err != -ENOENT && err != x->last_err)
 		x->totals.errors++;
-	if (err)
+	/* said once: the tries after it are quiet until one succeeds */
+	if (err < 0)
 		x->last_err = err;
 }
 

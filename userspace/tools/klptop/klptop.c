@@ -363,7 +363,7 @@ int main(int argc, char **argv)
 	 * Attached first: the state file's seq then says which of the
 	 * events to come it already contains.
 	 */
-	err = k->klp ? klp_source_open(&k->src, handle_event, k, true) : 0;
+	err = k->klp ? klp_source_open(&k->src, handle_event, k, KLP_SOURCE_CALLS) : 0;
 	if (!err && k->klp)
 		err = klp_model_resync(&k->model);
 	if (!err) {

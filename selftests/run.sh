@@ -168,16 +168,17 @@ guest_cost() {
 }
 
 # guest_timeout SCRIPT: the seconds its guest may run: its # klp-timeout:
-# (default 600), but never under three times its cost (beside the host
-# tests, the 6.12 build and the other slot's group, a group takes up to
-# twice its idle time; a timeout near that fails it for being slow), and
+# (default 600), but never under four times its cost (beside the host
+# tests, the 6.12 build and the other slot's group, a group started early
+# took 2.5 times its idle time; a timeout near that fails it for being
+# slow, not for hanging), and
 # KLP_TIMEOUT_SCALE times that on a debug kernel (make check-debug runs
 # everything several times slower)
 guest_timeout() {
 	local tmo
 	tmo=$(sed -n 's/^# klp-timeout: \([0-9][0-9]*\)$/\1/p' "$1" | head -n 1)
 	tmo=${tmo:-600}
-	(( tmo < 3 * $(guest_cost "$1") )) && tmo=$(( 3 * $(guest_cost "$1") ))
+	(( tmo < 4 * $(guest_cost "$1") )) && tmo=$(( 4 * $(guest_cost "$1") ))
 	echo $(( tmo * ${KLP_TIMEOUT_SCALE:-1} ))
 }
 

@@ -86,7 +86,7 @@ KLP_HOST_TESTS=$tmp/host KLP_GUEST_TESTS=$tmp/tests KLP_GUEST_BOOT=$tmp/boot \
 	KLP_FAKE_LOG=$tmp/log KLP_ALSO_KVER= KLP_GUEST_SLOTS=1 "$KLP_TOP/selftests/run.sh" > /dev/null 2>&1
 assert_eq "groups start one-slot ones first, both-slot ones last, each kind longest first (# klp-cost:), the rest in name order" \
 	"d-st3 b-st2 a-st1 e-st4 c-mt" "$(awk '$1 == "start" { print $2 }' "$tmp/log" | paste -sd' ')"
-assert_eq "each guest's timeout: its # klp-timeout: (default 600), at least three times its cost" \
-	"d-st3 900 b-st2 600 a-st1 700 e-st4 600 c-mt 600" \
+assert_eq "each guest's timeout: its # klp-timeout: (default 600), at least four times its cost" \
+	"d-st3 1200 b-st2 600 a-st1 700 e-st4 600 c-mt 600" \
 	"$(awk '$1 == "start" { print $2, $5 }' "$tmp/log" | paste -sd' ')"
 ktap_finish

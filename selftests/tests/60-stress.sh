@@ -1,7 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # klp-cost: 290
-# klp-timeout: 900
 # klp-accel: tcg,thread=single
 # klp-min-results: 27
 # Stress: every CPU calls klp_target_a in a tight kernel loop while three

@@ -282,7 +282,8 @@ static int update_core(struct klp_exporter *x)
 		return 1;
 	if (!err && x->model.need_resync)
 		err = resync(x);
-	if (!err)
+	/* with the calls collector off nothing counts into the hits map */
+	if (!err && x->opt.calls)
 		err = klp_counters_update(&x->klp.counters, &x->model);
 	if (err)
 		x->totals.errors++;

@@ -381,7 +381,6 @@ static void render(struct klp_exporter *x, enum ex_format fmt,
 		   struct strbuf *b, bool http)
 {
 	struct ex_view v = {
-		.up = x->up,
 		.no_calls = !x->opt.calls,
 		.model = &x->model,
 		.totals = &x->totals,
@@ -389,6 +388,7 @@ static void render(struct klp_exporter *x, enum ex_format fmt,
 
 	if (now_ns() - x->updated_ns >= EX_REUSE_NS)
 		update(x);
+	v.up = x->up;	/* as the update left it, with the model */
 	ex_render_self(b, fmt, &x->self, http);
 	ex_render(b, fmt, &v);
 }

@@ -50,6 +50,14 @@ class Failure(Exception):
     pass
 
 
+def kill_group(p, sig):
+    """sig to the process group p leads (a storm), unless it is all gone."""
+    try:
+        os.killpg(p.pid, sig)
+    except ProcessLookupError:
+        pass
+
+
 def hung(signum, frame):
     """A step that never ends: what every task blocked in the kernel waits in."""
     lines = []
@@ -371,10 +379,16 @@ class Torture:
                                              stderr=subprocess.DEVNULL)
 
     def op_storm_off(self, op, arg):
-        for p in self.storm.values():
-            os.killpg(p.pid, signal.SIGTERM)
-            p.wait(30)
-        self.storm = {}
+        storms, self.storm = self.storm, {}
+        for p in storms.values():
+            kill_group(p, signal.SIGTERM)
+        for s, p in storms.items():
+            try:
+                p.wait(30)
+            except subprocess.TimeoutExpired:
+                for q in storms.values():
+                    kill_group(q, signal.SIGKILL)
+                self.fail("%s: side %s's storm lived 30 s past SIGTERM" % (op, s))
 
     def op_cpu_off(self, op, arg):
         self.cpu_off = True
@@ -458,7 +472,7 @@ def main():
     except Failure as e:
         # the storms stop; sleepers and patches stay as they failed
         for p in t.storm.values():
-            os.killpg(p.pid, signal.SIGTERM)
+            kill_group(p, signal.SIGTERM)
         print("# FAIL seed %d step %d: %s" % (args.seed, t.step, e))
         print("# operations: %s" % "; ".join(t.ops))
         print("# replay: make torture SEED=%d STEPS=%d" % (args.seed, t.step))

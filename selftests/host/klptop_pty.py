@@ -12,10 +12,13 @@ not know its size (a serial console nobody told).
 
 SCRIPT is one step a line:
     keys TEXT      write TEXT to the terminal (\\e, \\r, \\x.. escapes)
-    resize RxC     set the terminal's size: the kernel sends SIGWINCH;
-                   then until two frames (ESC [ H) began after it (5 s at
-                   most: the first may be one written before the signal
-                   and read after it) and the program settled
+    resize RxC     what the program wrote so far read, then the
+                   terminal's size set: the kernel sends SIGWINCH; then
+                   until two frames (ESC [ H) began after it (5 s at
+                   most) and the program settled.  The first may be one
+                   the program was writing when the signal came, drawn
+                   for the old size: what wrapped or scrolled is counted
+                   from the second frame's start on
     wait TEXT      until the screen shows TEXT (5 s at most)
     frames N       until N frames (ESC [ H) began (5 s at most)
     deadline S     the steps that follow wait S seconds at most, not 5
@@ -55,6 +58,8 @@ class Screen:
         self.r = self.c = 0
         self.pending_wrap = False
         self.wraps = self.scrolls = 0
+        self.homes = 0          # ESC [ H seen: the frames begun
+        self.count_from = None  # at that many homes, wraps and scrolls zeroed
         self.esc = b""
 
     def resize(self, rows, cols):
@@ -95,6 +100,10 @@ class Screen:
         nums = [int(x) if x else 0 for x in params.split(";")] if params else []
         self.pending_wrap = False
         if final == b"H":
+            if not nums:
+                self.homes += 1
+                if self.homes == self.count_from:
+                    self.wraps = self.scrolls = 0
             r = (nums[0] if nums and nums[0] else 1) - 1
             c = (nums[1] if len(nums) > 1 and nums[1] else 1) - 1
             self.r, self.c = min(r, self.rows - 1), min(c, self.cols - 1)
@@ -200,7 +209,10 @@ def main():
             settle()
         elif word == "resize":
             r, c = (int(x) for x in arg.split("x"))
+            while pump(0):
+                pass
             screen.resize(r, c)
+            screen.count_from = screen.homes + 2
             since = len(raw)
             fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", r, c, 0, 0))
             end = time.time() + wait_s

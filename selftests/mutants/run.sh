@@ -10,10 +10,10 @@
 # '*' stands for any text (a count that varies from run to run).
 #
 # First the baseline: a scratch copy of the working tree
-# (build/mutants/baseline), unmutated, built, and every group the mutants
+# (build/mutants/slot-1), unmutated, built, and every group the mutants
 # name run once (selftests/run.sh); each must be green, and each named
 # check must be there and pass, or the mutant says nothing.  Then for
-# each mutant: a copy, the patch applied there, `make all`, its group
+# each mutant: its patch applied to a built copy, `make all`, its group
 # run.  A mutant is killed when its group fails and every check it names
 # is red (a crash before a named check is no kill).  Prints a table, one
 # row per group's baseline and per mutant, with the counts measured
@@ -22,12 +22,19 @@
 # killed.  A mutant is only a claim about the tests while it still
 # applies: selftests/host/41-mutants.sh checks that on every make check.
 #
+# Two mutants at a time (JOBS=1: one), each in a tree of its own that is
+# built whole once (build/mutants/slot-N, the first one the baseline's):
+# a mutant is its patch applied there, an incremental build (kbuild and
+# the tools' -MMD rebuild what it changed), its group, then the tree's
+# files put back (git checkout, the build left to the next make).  Two
+# single-threaded groups share the machine's two guest slots; a group
+# that needs both waits for them on the guest lock.
+#
 # Not part of make check: each mutant is a build and one guest group
-# (1-5 minutes, queued behind other guests on the guest lock), run one
-# after the other.
+# (1-5 minutes, queued behind other guests on the guest lock).
 #
 # Usage: selftests/mutants/run.sh [NAME...]   (default: every mutant)
-#   KEEP=1 leaves build/mutants/NAME (its group's output in group.out)
+#   KEEP=1 leaves build/mutants/ (each mutant's group output in NAME.out)
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -51,17 +58,26 @@ fi
 # root (an absolute symlink works the same there only by luck of layout).
 [ -e build/kernel ] || { echo "mutants: no build/kernel: run make check once first" >&2; exit 2; }
 
+# guest_cost_of GROUP: its "# klp-cost:" (seconds on an idle machine), or 0
+guest_cost_of() {
+	local c
+	c=$(sed -n 's/^# klp-cost: \([0-9]*\)$/\1/p' "selftests/tests/$1.sh" | head -n 1)
+	echo "${c:-0}"
+}
+
 # header FILE KEY: the values of FILE's "# klp-mutant-KEY: " lines
 header() {
 	sed -n "s/^# klp-mutant-$2: //p" "$1"
 }
 
 # copy DIR: the working tree as it is (scripts/copy-tree.sh) in DIR, a git
-# repository of its own (so that git apply patches the copy's paths)
+# repository of its own with those files committed (git apply patches the
+# copy's paths; git checkout puts them back after a mutant)
 copy() {
 	"$top/scripts/copy-tree.sh" "$1" && mkdir "$1/build" || return
 	ln -s ../../../kernel "$1/build/kernel"
-	(cd "$1" && git init -q)
+	(cd "$1" && git init -q && git add -A &&
+	 git -c user.name=mutants -c user.email=mutants@localhost commit -qm tree)
 }
 
 # run_group DIR GROUP...: build DIR, run the groups there into
@@ -136,67 +152,108 @@ for name in "${names[@]}"; do
 done
 
 # --- the baseline: every group green, every named check there and ok ---------
-base=$top/build/mutants/baseline
+# (slot 2's tree is copied and built meanwhile)
+mdir=$top/build/mutants
+base=$mdir/slot-1
+jobs=${JOBS:-2}
+[ "$jobs" = 1 ] || jobs=2
+rm -rf "$mdir"
+mkdir -p "$mdir/rows"
+if [ "$jobs" = 2 ]; then
+	{ copy "$mdir/slot-2" && make -C "$mdir/slot-2" all > "$mdir/slot-2/make.log" 2>&1; } &
+	slot2=$!
+fi
 echo "# baseline: building, then ${groups[*]} (output in $base/group.out)" >&2
 if ! copy "$base" || ! run_group "$base" "${groups[@]}"; then
 	echo "mutants: the baseline: ${why:-cannot copy the tree}" >&2
 	exit 2
 fi
 for g in "${groups[@]}"; do
-	block "$base/group.out" "$g" > "$base/$g.out"
-	rows+=("| (none) | $g | $(red "$base/$g.out") | the baseline |")
+	block "$base/group.out" "$g" > "$mdir/baseline-$g.out"
+	rows+=("| (none) | $g | $(red "$mdir/baseline-$g.out") | the baseline |")
 done
 if ! grep -qE '^[0-9]+ passed, 0 failed' "$base/group.out"; then
 	echo "mutants: the baseline is not green: see $base/group.out" >&2
 	grep -E '^#   ' "$base/group.out" | tail -n 20 >&2
 	exit 2
 fi
+if [ "$jobs" = 2 ] && ! wait "$slot2"; then
+	echo "mutants: slot 2's tree does not build: see $mdir/slot-2/make.log" >&2
+	exit 2
+fi
 
-# --- the mutants ---------------------------------------------------------------
-survived=0
-for name in "${names[@]}"; do
-	[ -n "${group[$name]:-}" ] || continue
-	g=${group[$name]}
-	p=$top/selftests/mutants/$name.patch
+# try NAME DIR: NAME's row into build/mutants/rows/NAME, trying it in the
+# built tree DIR, which it leaves as it found it (its files; the build is
+# the next make's)
+try() {
+	local name=$1 dir=$2 g=${group[$1]} p=$top/selftests/mutants/$1.patch
+	local bad='' k ok nok verdict said row
 	# each named check: in the baseline, and all of it ok there
-	bad=
 	while IFS= read -r k; do
-		read -r ok nok <<< "$(named "$base/$g.out" "$k")"
+		read -r ok nok <<< "$(named "$mdir/baseline-$g.out" "$k")"
 		[ "$ok" -gt 0 ] && [ "$nok" = 0 ] || bad+="'$k' ($ok ok, $nok not ok in the baseline); "
 	done <<< "${kills[$name]}"
 	if [ -n "$bad" ]; then
-		rows+=("| $name | $g | | names checks the baseline lacks or fails: ${bad%; } |")
-		broken=$((broken + 1))
-		continue
-	fi
-	dir=$top/build/mutants/$name
-	if ! copy "$dir" || ! (cd "$dir" && git apply "$p") > "$dir/apply.log" 2>&1; then
-		rows+=("| $name | $g | | does not apply: $(head -n 3 "$dir/apply.log" 2>/dev/null | paste -sd' ' -) |")
-		broken=$((broken + 1))
-		continue
-	fi
-	echo "# $name: building, then $g (output in $dir/group.out)" >&2
-	if ! run_group "$dir" "$g"; then
-		rows+=("| $name | $g | | $why |")
-		broken=$((broken + 1))
-		continue	# (its copy kept)
-	fi
-	# killed: the group failed, and each named check went red
-	verdict=killed
-	grep -qE '^[0-9]+ passed, 0 failed' "$dir/group.out" && verdict=SURVIVED
-	said=
-	while IFS= read -r k; do
-		read -r ok nok <<< "$(named "$dir/group.out" "$k")"
-		if [ "$nok" -gt 0 ]; then
-			said+="red: \`$k\`; "
+		row="| $name | $g | | names checks the baseline lacks or fails: ${bad%; } |"
+	elif ! (cd "$dir" && git apply "$p") > "$mdir/$name.apply" 2>&1; then
+		row="| $name | $g | | does not apply: $(head -n 3 "$mdir/$name.apply" | paste -sd' ' -) |"
+	else
+		echo "# $name: building, then $g (output in $mdir/$name.out)" >&2
+		if ! run_group "$dir" "$g"; then
+			row="| $name | $g | | $why |"
 		else
-			said+="NOT red ($ok ok): \`$k\`; "
-			verdict=SURVIVED
+			# killed: the group failed, and each named check went red
+			verdict=killed
+			grep -qE '^[0-9]+ passed, 0 failed' "$dir/group.out" && verdict=SURVIVED
+			said=
+			while IFS= read -r k; do
+				read -r ok nok <<< "$(named "$dir/group.out" "$k")"
+				if [ "$nok" -gt 0 ]; then
+					said+="red: \`$k\`; "
+				else
+					said+="NOT red ($ok ok): \`$k\`; "
+					verdict=SURVIVED
+				fi
+			done <<< "${kills[$name]}"
+			row="| $name | $g | $(red "$dir/group.out") | $verdict: ${said%; } |"
 		fi
-	done <<< "${kills[$name]}"
-	[ "$verdict" = killed ] || survived=$((survived + 1))
-	rows+=("| $name | $g | $(red "$dir/group.out") | $verdict: ${said%; } |")
-	[ "${KEEP:-0}" = 1 ] || rm -rf "$dir"
+		cp "$dir/group.out" "$mdir/$name.out" 2>/dev/null
+		(cd "$dir" && git checkout -q -- .)
+	fi
+	echo "$row" > "$mdir/rows/$name"
+}
+
+# --- the mutants: the longest groups first, dealt to the slots in turn --------
+mapfile -t order < <(for name in "${names[@]}"; do
+	[ -n "${group[$name]:-}" ] || continue
+	echo "$(guest_cost_of "${group[$name]}") $name"
+done | sort -s -k1,1nr | cut -d' ' -f2)
+pids=()
+for ((j = 1; j <= jobs; j++)); do
+	(
+		for ((i = j - 1; i < ${#order[@]}; i += jobs)); do
+			try "${order[i]}" "$mdir/slot-$j"
+		done
+	) &
+	pids+=($!)
+done
+wait "${pids[@]}"
+
+survived=0
+for name in "${names[@]}"; do
+	[ -n "${group[$name]:-}" ] || continue
+	if [ ! -s "$mdir/rows/$name" ]; then
+		rows+=("| $name | ${group[$name]} | | no row: its slot ended early |")
+		broken=$((broken + 1))
+		continue
+	fi
+	row=$(cat "$mdir/rows/$name")
+	rows+=("$row")
+	case $row in
+	*"| killed: "*) ;;
+	*"| SURVIVED: "*) survived=$((survived + 1)) ;;
+	*) broken=$((broken + 1)) ;;
+	esac
 done
 
 echo "mutants at $(git describe --always --dirty), kernel $(scripts/kver.sh), $(date +%Y-%m-%d)"
@@ -204,5 +261,5 @@ echo "| mutant | group | checks red | the checks it must turn red |"
 echo "|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
 echo "$(( ${#names[@]} - survived - broken )) of ${#names[@]} killed, $survived survived, $broken could not be tried"
-[ "${KEEP:-0}" = 1 ] || rm -rf "$base"
+[ "${KEEP:-0}" = 1 ] || rm -rf "$mdir"
 [ "$survived" = 0 ] && [ "$broken" = 0 ]

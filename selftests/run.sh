@@ -22,6 +22,7 @@
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/selftests/headers.sh"
 patterns=("$@")
 # the harness's own test (host/04-harness) points these elsewhere
 host_dir=${KLP_HOST_TESTS:-$top/selftests/host}
@@ -78,8 +79,7 @@ plan() {
 # if not, one more failure (succeeds if the minimum held)
 minimum() {
 	local want got
-	want=$(sed -n 's/^# klp-min-results: \([0-9][0-9]*\)$/\1/p' "$3" | head -n 1)
-	want=${want:-1}
+	want=$(klp_header_num "$3" min-results 1)
 	got=$(grep -E '^(not )?ok [0-9]+' "$2" | grep -cvE '^ok [0-9]+ .*# SKIP')
 	echo "# $1: $got results that are not SKIPs (at least $want)"
 	[ "$got" -ge "$want" ] && return 0
@@ -159,14 +159,6 @@ guest_rootfs() {
 		"$top/scripts/rootfs.sh" "$2" "$(grep '/klp-tools_' <<< "$debs")"
 }
 
-# guest_cost SCRIPT: the seconds the group took on an idle machine (its
-# # klp-cost: header; none: 0)
-guest_cost() {
-	local c
-	c=$(sed -n 's/^# klp-cost: \([0-9][0-9]*\)$/\1/p' "$1" | head -n 1)
-	echo "${c:-0}"
-}
-
 # guest_timeout SCRIPT: the seconds its guest may run: its # klp-timeout:
 # (default 600), but never under four times its cost (beside the host
 # tests, the 6.12 build and the other slot's group, a group started early
@@ -176,8 +168,7 @@ guest_cost() {
 # everything several times slower)
 guest_timeout() {
 	local tmo
-	tmo=$(sed -n 's/^# klp-timeout: \([0-9][0-9]*\)$/\1/p' "$1" | head -n 1)
-	tmo=${tmo:-600}
+	tmo=$(klp_header_num "$1" timeout 600)
 	(( tmo < 4 * $(guest_cost "$1") )) && tmo=$(( 4 * $(guest_cost "$1") ))
 	echo $(( tmo * ${KLP_TIMEOUT_SCALE:-1} ))
 }
@@ -187,11 +178,11 @@ guest_timeout() {
 # boot.sh's status to OUT.rc (a background job)
 guest_run() {
 	local t=$1 name=$2 kver=$3 out=$4 boot=$6 args tmo accel gport rc rootfs
-	args=$(sed -n 's/^# klp-boot-args: //p' "$t")
+	args=$(klp_header "$t" boot-args)
 	tmo=$(guest_timeout "$t")
-	accel=$(sed -n 's/^# klp-accel: //p' "$t")
-	gport=$(sed -n 's/^# klp-host-prometheus: //p' "$t")
-	rootfs=$(sed -n 's/^# klp-rootfs: //p' "$t")
+	accel=$(klp_header "$t" accel)
+	gport=$(klp_header "$t" host-prometheus)
+	rootfs=$(klp_header "$t" rootfs)
 	exec > "$out" 2>&1
 	echo "# ---- $name${args:+ (kernel args: $args)}"
 	local KLP_ROOTFS=
@@ -261,7 +252,7 @@ guest_reap() {
 # single_threaded GROUP-SCRIPT: the group runs on single-threaded TCG
 # (# klp-accel: tcg,thread=single), one host core busy
 single_threaded() {
-	grep -qx '# klp-accel: tcg,thread=single' "$1"
+	[ "$(klp_header "$1" accel)" = tcg,thread=single ]
 }
 
 # guest GROUP-SCRIPT NAME [KVER [BOOT]]: start one guest group once its

@@ -9,6 +9,7 @@
 # not part of make check; a mutant that no longer applies would quietly
 # stop backing its count.
 . "$(dirname "$0")/../lib.sh"
+. "$KLP_TOP/selftests/headers.sh"
 ktap_start "mutants: each applies and names its group"
 
 n=0
@@ -16,11 +17,11 @@ for p in "$KLP_TOP"/selftests/mutants/*.patch; do
 	[ -e "$p" ] || continue
 	n=$((n + 1))
 	name=$(basename "$p" .patch)
-	group=$(sed -n 's/^# klp-mutant-group: //p' "$p" | head -n 1)
+	group=$(klp_header "$p" mutant-group)
 	check "$name: names an existing guest group ('$group')" \
 		test -n "$group" -a -f "$KLP_TOP/selftests/tests/$group.sh"
 	check "$name: names the checks it must turn red" \
-		grep -q '^# klp-mutant-kills: [^ ]' "$p"
+		grep -q '^[^ ]' <<< "$(klp_headers "$p" mutant-kills)"
 	if out=$(git -C "$KLP_TOP" apply --check "$p" 2>&1); then
 		ok "$name: applies cleanly to the tree"
 	else

@@ -51,6 +51,11 @@ import termios
 import time
 
 
+# a resize counts from this frame after it on: the first may be the one
+# the program was writing when SIGWINCH came, drawn for the old size
+RESIZE_FRAMES = 2
+
+
 class Screen:
     def __init__(self, rows, cols):
         self.rows, self.cols = rows, cols
@@ -212,11 +217,11 @@ def main():
             while pump(0):
                 pass
             screen.resize(r, c)
-            screen.count_from = screen.homes + 2
+            screen.count_from = screen.homes + RESIZE_FRAMES
             since = len(raw)
             fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", r, c, 0, 0))
             end = time.time() + wait_s
-            while raw.count(b"\x1b[H", since) < 2 and time.time() < end and not ended:
+            while raw.count(b"\x1b[H", since) < RESIZE_FRAMES and time.time() < end and not ended:
                 pump(0.1)
             settle()
         elif word == "wait":

@@ -39,6 +39,7 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 2
+. selftests/headers.sh
 # the default kernel only: no second pass (make check may have set these)
 unset KLP_ALSO_KVER KLP_ALSO_GROUPS
 
@@ -57,18 +58,6 @@ fi
 # because the guest resolves the path itself over its 9p view of the host
 # root (an absolute symlink works the same there only by luck of layout).
 [ -e build/kernel ] || { echo "mutants: no build/kernel: run make check once first" >&2; exit 2; }
-
-# guest_cost_of GROUP: its "# klp-cost:" (seconds on an idle machine), or 0
-guest_cost_of() {
-	local c
-	c=$(sed -n 's/^# klp-cost: \([0-9]*\)$/\1/p' "selftests/tests/$1.sh" | head -n 1)
-	echo "${c:-0}"
-}
-
-# header FILE KEY: the values of FILE's "# klp-mutant-KEY: " lines
-header() {
-	sed -n "s/^# klp-mutant-$2: //p" "$1"
-}
 
 # copy DIR: the working tree as it is (scripts/copy-tree.sh) in DIR, a git
 # repository of its own with those files committed (git apply patches the
@@ -139,8 +128,8 @@ for name in "${names[@]}"; do
 		broken=$((broken + 1))
 		continue
 	fi
-	g=$(header "$p" group | head -n 1)
-	k=$(header "$p" kills)
+	g=$(klp_header "$p" mutant-group)
+	k=$(klp_headers "$p" mutant-kills)
 	if [ -z "$g" ] || [ ! -f "selftests/tests/$g.sh" ] || [ -z "$k" ]; then
 		rows+=("| $name | $g | | its header names no guest group or no check to kill |")
 		broken=$((broken + 1))
@@ -226,7 +215,7 @@ try() {
 # --- the mutants: the longest groups first, dealt to the slots in turn --------
 mapfile -t order < <(for name in "${names[@]}"; do
 	[ -n "${group[$name]:-}" ] || continue
-	echo "$(guest_cost_of "${group[$name]}") $name"
+	echo "$(guest_cost "selftests/tests/${group[$name]}.sh") $name"
 done | sort -s -k1,1nr | cut -d' ' -f2)
 pids=()
 for ((j = 1; j <= jobs; j++)); do

@@ -89,8 +89,11 @@ static ssize_t force_store(struct kobject *kobj, struct kobj_attribute *attr,
 	int ret;
 
 	ret = kstrtobool(buf, &val);
-	if (ret || !val)
-		return -EINVAL;
+	if (ret)
+		return ret;
+	/* a false value asks for nothing: done, as upstream answers it */
+	if (!val)
+		return count;
 
 	mutex_lock(&klp_mutex);
 	if (!klp_is_patch_registered(patch))

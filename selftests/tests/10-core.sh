@@ -46,6 +46,14 @@ garbage enabled "this has been live patched" 1
 check "sysfs disable for the garbage round" set_enabled livepatch_sample 0
 garbage disabled "$cmdline" 0
 check "sysfs enable after the garbage" set_enabled livepatch_sample 1
+# force outside a transition, answered as upstream answers it: a false
+# value is done and does nothing, a true one is refused, junk too
+force_file=$KLP_SYSFS/livepatch_sample/force
+assert_eq "force '0' outside a transition: done, as upstream's" ok "$(write_err "$force_file" 0)"
+assert_eq "force '1' outside a transition: refused" "Invalid argument" "$(write_err "$force_file" 1)"
+assert_eq "force 'x': refused" "Invalid argument" "$(write_err "$force_file" x)"
+assert_eq "still enabled and not in transition after the force writes" "1 0" \
+	"$(patch_enabled livepatch_sample) $(cat $KLP_SYSFS/livepatch_sample/transition)"
 check "core refuses to unload with a patch registered" eval '! rmmod klp 2>/dev/null'
 check "sample module is pinned" eval '! rmmod livepatch_sample 2>/dev/null'
 

@@ -207,19 +207,23 @@ bench: deps
 	$(MAKE) all
 	bench/run.sh
 
-# The torture (selftests/torture/klp_torture.py) in one guest: SEED (a
-# number, or several separated by ':'; default: the time), STEPS (60),
-# TIME (a soak of that many seconds instead of STEPS), on single-threaded
-# TCG.  A failure prints the SEED and STEPS that replay it.
+# The torture (selftests/torture/klp_torture.py) in a guest: SEED (a
+# number, or several separated by ':', a boot each, up to the first that
+# fails: a forced transition pins modules until a reboot; default: the
+# time), STEPS (60), TIME (a soak of that many seconds instead of STEPS),
+# on single-threaded TCG.  A failure prints the SEED and STEPS that
+# replay it.
 SEED ?= $(shell date +%s)
 STEPS ?= 60
 TIME ?= 0
 torture: deps
 	$(MAKE) all
 	@echo "torture: SEED=$(SEED) STEPS=$(STEPS) TIME=$(TIME) on $(KVER)"
-	KLP_ACCEL=tcg,thread=single selftests/guest/boot.sh \
-		-t $$(( $(TIME) + 600 + 10 * $(STEPS) )) \
-		selftests/tests/27-torture.sh $(SEED) $(STEPS) $(TIME) verbose
+	for seed in $(subst :, ,$(SEED)); do \
+		KLP_ACCEL=tcg,thread=single selftests/guest/boot.sh \
+			-t $$(( $(TIME) + 600 + 10 * $(STEPS) )) \
+			selftests/tests/27-torture.sh $$seed $(STEPS) $(TIME) verbose || exit 1; \
+	done
 
 # The core's sources as DKMS wants them: /usr/src/klp-<version>/
 DKMS_SRC := $(DESTDIR)/usr/src/klp-$(KLP_VERSION)

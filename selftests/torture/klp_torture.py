@@ -251,23 +251,34 @@ class Torture:
         tr = [k for k, (e, t) in pat.items() if t == "1"]
         loaded = set(self.loaded_kinds())
         tgt = "tgt" in self.obs["loaded"]
+        # where the sleepers are, {(fn, module)}: a transition they hold
+        # is where force, reversal and a disable below meet a task inside
+        # (issue 31's defects), so the operations that start one, a patch
+        # of their function loaded or the patch they sleep in disabled,
+        # are three times as likely as others of their kind
+        inside = {(v[1], v[2]) for v in self.parked().values()}
+        fns_in = {fn for fn, mod in inside}
+        mods_in = {mod for fn, mod in inside}
         for k in self.kinds:
             if k not in loaded:
-                out.append((6, "insmod", k))
+                hold = fns_in & set(self.kinds[k].funcs)
+                out.append((18 if hold else 6, "insmod", k))
             else:
                 out.append((2, "rmmod", k))
         for k, (e, t) in pat.items():
             if t == "0" and e == "1":
-                out.append((6, "disable", k))
+                out.append((18 if "ktt_" + k in mods_in else 6, "disable", k))
+            # (a transition still running after settle() is one a
+            # sleeper holds: what a user does then is reverse or force it)
             if t == "1" and (e == "1" or self.on_top(k)):
                 out.append((8, "reverse", k))
                 if not self.storm:
-                    out.append((4, "force", k))
+                    out.append((8, "force", k))
         if not tr:
             free = [i for i in range(SLOTS) if "s%d" % i not in self.parked()]
             if free and tgt:
                 for fn in FNS[:-1]:
-                    out.append((2, "park", (free[0], fn)))
+                    out.append((4, "park", (free[0], fn)))
             if self.winners().get("vm") and not self.parkers:
                 out.append((2, "parkvm", None))
         for slot in self.parked():

@@ -167,9 +167,10 @@ guest_rootfs() {
 # KLP_TIMEOUT_SCALE times that on a debug kernel (make check-debug runs
 # everything several times slower)
 guest_timeout() {
-	local tmo
+	local tmo cost
 	tmo=$(klp_header_num "$1" timeout 600)
-	(( tmo < 4 * $(guest_cost "$1") )) && tmo=$(( 4 * $(guest_cost "$1") ))
+	cost=$(guest_cost "$1")
+	(( tmo < 4 * cost )) && tmo=$(( 4 * cost ))
 	echo $(( tmo * ${KLP_TIMEOUT_SCALE:-1} ))
 }
 

@@ -112,9 +112,16 @@ host_run() {
 host_run &
 host_pid=$!
 
+# Background jobs leave their status in files, never only in wait's: pids
+# wrap (pid_max is 32768 on CI's machine), and once a job that ended long
+# ago has been reaped, bash forgets it as soon as a new child of this
+# shell takes its pid ("wait: pid N is not a child of this shell").  A
+# job bash no longer knows has ended (a running child's pid is never
+# taken), so its wait just returns.
+
 host_reap() {
 	local t n name rc s0=$SECONDS
-	wait "$host_pid"
+	wait "$host_pid" 2> /dev/null
 	echo "# ---- the host tests (waited $((SECONDS - s0)) s for them)"
 	[ -e "$log/host/list" ] || return 0
 	while read -r t; do
@@ -242,8 +249,18 @@ guest_count() {
 
 # guest_reap: wait for one running group, show and count it
 guest_reap() {
-	local pid
-	wait -n -p pid "${!job_name[@]}"
+	local pid= p
+	until [ -n "${pid:-}" ]; do
+		# (wait unsets pid when it returns for no job)
+		wait -n -p pid "${!job_name[@]}" 2> /dev/null
+		[ $? = 127 ] && [ -z "${pid:-}" ] || continue
+		# bash knows none of them any more: they all ended; the first
+		# whose status is written (each writes it as it ends)
+		for p in "${!job_name[@]}"; do
+			pid=$p
+			[ -e "${job_out[$p]}.rc" ] && break
+		done
+	done
 	echo "# ---- ${job_name[$pid]}: $((SECONDS - job_t0[$pid])) s"
 	guest_count "${job_name[$pid]}" "${job_out[$pid]}" "${job_script[$pid]}"
 	free=$((free + job_weight[$pid]))
@@ -317,7 +334,12 @@ fi
 # KVER=...)
 also_groups=${KLP_ALSO_GROUPS:-10-core 13-symbols 14-builtin 15-reloc 17-hardening 18-ibt 24-batch 25-consistency 26-edges 27-torture 43-livepatch-source 45-transitions}
 also_tree=$top/build/also-$also
+# (KLP_ALSO_BUILD: a command run instead, host/22's fake)
 also_build() {
+	if [ -n "${KLP_ALSO_BUILD:-}" ]; then
+		$KLP_ALSO_BUILD "$also_tree"
+		return
+	fi
 	"$top/scripts/copy-tree.sh" "$also_tree" && mkdir "$also_tree/build" &&
 	# hard links, not a symlink: a guest sees only its tree's own path
 	# (its /tmp is a tmpfs), so a link out of it would not resolve there
@@ -325,7 +347,7 @@ also_build() {
 	make -s -C "$also_tree" all KVER="$also"
 }
 if [ -n "$also" ]; then
-	also_build > "$log/also-build" 2>&1 &
+	{ also_build; echo $? > "$log/also-build.rc"; } > "$log/also-build" 2>&1 &
 	also_pid=$!
 fi
 
@@ -340,7 +362,8 @@ done
 # the second kernel's groups, once its tree is built
 if [ -n "$also" ]; then
 	echo "# ==== the same groups on $also: $also_groups"
-	if wait "$also_pid"; then
+	wait "$also_pid" 2> /dev/null
+	if [ "$(cat "$log/also-build.rc" 2> /dev/null)" = 0 ]; then
 		also_dir=${KLP_GUEST_TESTS:-$also_tree/selftests/tests}
 		scripts=()
 		for g in $also_groups; do

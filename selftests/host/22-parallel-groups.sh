@@ -89,4 +89,64 @@ assert_eq "groups start one-slot ones first, both-slot ones last, each kind long
 assert_eq "each guest's timeout: its # klp-timeout: (default 600), at least four times its cost" \
 	"d-st3 1200 b-st2 600 a-st1 700 e-st4 600 c-mt 600" \
 	"$(awk '$1 == "start" { print $2, $5 }' "$tmp/log" | paste -sd' ')"
+
+# Pids wrap (pid_max is 32768 on CI's machine): a background job reaped
+# long ago, its pid taken by a later child of run.sh, is no longer known
+# to bash's wait.  Made to happen at once in a pid namespace of its own,
+# where the next pid is set (ns_last_pid): the second kernel's build (a
+# fake that ends at once) is done; the first multi-threaded group's fake
+# boot waits for that, then has run.sh's next child (its cat of the
+# group's output, as the second one waits for both slots) take the
+# build's pid, and ends without a child of its own.
+mkdir "$tmp/wrap"
+# wait_gone FILE: the pid FILE names has been reaped; the next pid is its
+cat > "$tmp/wait-gone" <<'FAKE'
+until [ -s "$1" ] && [ ! -e "/proc/$(cat "$1")" ]; do
+	sleep 0.1
+done
+read -r pid < "$1"
+echo $((pid - 1)) > /proc/sys/kernel/ns_last_pid
+FAKE
+cat > "$tmp/also-build" <<'FAKE'
+#!/bin/bash
+echo "$PPID" > "$KLP_FAKE_ALSO"
+[ -z "${KLP_FAKE_JOB:-}" ] || . "$(dirname "$0")/wait-gone" "$KLP_FAKE_JOB"
+FAKE
+cat > "$tmp/boot-wrap" <<'FAKE'
+#!/bin/bash
+n=$(basename "${*: -1}" .sh)
+echo "TAP version 13"
+echo "ok 1 - $n on ${KVER:-the first kernel}"
+echo "1..1"
+if [ -n "${KLP_FAKE_JOB:-}" ]; then
+	[ -n "$KVER" ] || echo "$PPID" > "$KLP_FAKE_JOB"
+	exit 0
+fi
+[ "$n" = c-mt ] || exit 0
+. "$(dirname "$0")/wait-gone" "$KLP_FAKE_ALSO"
+FAKE
+chmod +x "$tmp/also-build" "$tmp/boot-wrap"
+cp "$tmp/tests/c-mt.sh" "$tmp/tests/d-st3.sh" "$tmp/wrap/"
+cp "$tmp/tests/c-mt.sh" "$tmp/wrap/f-mt.sh"
+out=$(KLP_HOST_TESTS=$tmp/host KLP_GUEST_TESTS=$tmp/wrap KLP_GUEST_BOOT=$tmp/boot-wrap \
+	KLP_ALSO_KVER=fake-kver KLP_ALSO_GROUPS=d-st3 KLP_ALSO_BUILD=$tmp/also-build \
+	KLP_FAKE_ALSO=$tmp/also-pid KLP_GUEST_SLOTS=2 \
+	unshare --pid --fork --mount-proc "$KLP_TOP/selftests/run.sh" 2>&1)
+check "the second kernel's build, its pid taken by then, is found built" \
+	bash -c '! grep -q "build for fake-kver" <<< "$1"' _ "$out"
+check "... its group runs" grep -qx 'ok 1 - d-st3 on fake-kver' <<< "$out"
+check "... and wait never complains" bash -c '! grep -q "not a child" <<< "$1"' _ "$out"
+assert_eq "closing line: the four groups counted" "4 passed, 0 failed" "$(tail -n 1 <<< "$out")"
+
+# The same with a group's job: the first kernel's one group ends while
+# run.sh waits for the second kernel's build, which then has run.sh's
+# next child take the group's pid.
+rm "$tmp/wrap/c-mt.sh" "$tmp/wrap/f-mt.sh" "$tmp/also-pid"
+out=$(KLP_HOST_TESTS=$tmp/host KLP_GUEST_TESTS=$tmp/wrap KLP_GUEST_BOOT=$tmp/boot-wrap \
+	KLP_ALSO_KVER=fake-kver KLP_ALSO_GROUPS=d-st3 KLP_ALSO_BUILD=$tmp/also-build \
+	KLP_FAKE_ALSO=$tmp/also-pid KLP_FAKE_JOB=$tmp/job-pid KLP_GUEST_SLOTS=2 \
+	unshare --pid --fork --mount-proc "$KLP_TOP/selftests/run.sh" 2>&1)
+check "a group whose pid was taken once it ended is still shown and counted" \
+	grep -qx 'ok 1 - d-st3 on the first kernel' <<< "$out"
+assert_eq "closing line: both groups counted" "2 passed, 0 failed" "$(tail -n 1 <<< "$out")"
 ktap_finish

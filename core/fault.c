@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * fault.c - fail the Nth pass through a named step of the enable path
+ * fault.c - the test build's knobs: fail the Nth pass through a named step
+ * of the enable path, hold the ftrace handler, read a stack as unreliable
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/delay.h>
+#include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include "fault.h"
@@ -80,7 +82,26 @@ MODULE_PARM_DESC(redirect_delay_ms, "debug: the ftrace handler waits this long b
 void notrace klp_fault_redirect_delay(void)
 {
 	unsigned int ms = READ_ONCE(redirect_delay_ms);
+	u64 end;
 
-	if (ms)
-		mdelay(ms);
+	if (!ms)
+		return;
+	/*
+	 * By the clock, not mdelay()'s calibrated loop: under TCG a loop
+	 * calibrated while the host was busy runs many times too fast.
+	 */
+	end = ktime_get_mono_fast_ns() + (u64)ms * NSEC_PER_MSEC;
+	while (ktime_get_mono_fast_ns() < end)
+		cpu_relax();
+}
+
+static int unreliable_pid;
+module_param(unreliable_pid, int, 0600);
+MODULE_PARM_DESC(unreliable_pid, "debug: the stack of the task with this pid reads as unreliable: it never switches");
+
+bool klp_fault_unreliable(struct task_struct *t)
+{
+	int pid = READ_ONCE(unreliable_pid);
+
+	return pid && t->pid == pid;
 }

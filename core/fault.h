@@ -2,6 +2,8 @@
 #ifndef _KLP_FAULT_H
 #define _KLP_FAULT_H
 
+struct task_struct;
+
 #ifdef KLP_FAULT_INJECT
 /*
  * Test builds only (KLP_FAULT_INJECT=y, see Kbuild): the selftests write
@@ -27,6 +29,16 @@ const char *klp_fault_call_check(void);
  * klp_transition_unmark()'s wait and the grace periods must close).
  */
 void klp_fault_redirect_delay(void);
+
+/*
+ * The sweep, a CPU stopper and a task's own task_work read the stack of
+ * the task whose pid is in /sys/module/klp/parameters/unreliable_pid as
+ * unreliable: that task never switches, whatever it runs, as one with
+ * an unreliable stack would not.  A test sets it to hold one task of a
+ * process in its state while another switches (26-edges: the exec of a
+ * thread that is not its group's leader).
+ */
+bool klp_fault_unreliable(struct task_struct *t);
 #else
 /* A release build has no knob: every step runs for real. */
 static inline int klp_fault(const char *site)
@@ -41,6 +53,11 @@ static inline const char *klp_fault_call_check(void)
 
 static inline void klp_fault_redirect_delay(void)
 {
+}
+
+static inline bool klp_fault_unreliable(struct task_struct *t)
+{
+	return false;
 }
 #endif
 

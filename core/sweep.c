@@ -19,6 +19,7 @@
 #include <linux/sort.h>
 #include <linux/task_work.h>
 #include "core.h"
+#include "fault.h"
 #include "patch.h"
 #include "sweep.h"
 #include "klp_trace.h"
@@ -174,7 +175,8 @@ static int klp_check_and_switch(struct task_struct *t, void *arg)
 	if (t != current && READ_ONCE(t->on_cpu))
 		return KLP_BLOCK_RUNNING;
 
-	nr = tr->k.save_reliable(t, c->entries, c->max);
+	nr = klp_fault_unreliable(t) ? -EINVAL :
+	     tr->k.save_reliable(t, c->entries, c->max);
 	if (nr < 0)
 		return KLP_BLOCK_UNRELIABLE;
 

@@ -12,8 +12,9 @@ ktap_start "privilege"
 # The fault-injection build's knobs (the release core has none).
 klp_events_load || bail "klp_events (the tracepoints) loads"
 insmod "$KLP_TOP/build/core-fault/klp.ko" || bail "fault-injection build of the core loads"
-assert_eq "fault injection knobs are root-only" "600 400" \
-	"$(stat -c '%a' /sys/module/klp/parameters/fault_inject) $(stat -c '%a' /sys/module/klp/parameters/call_check)"
+assert_eq "fault injection knobs, every one, are root-only" \
+	"call_check 400 fault_inject 600 redirect_delay_ms 600 unreliable_pid 600" \
+	"$(cd /sys/module/klp/parameters && stat -c '%n %a' * | sort | paste -sd' ')"
 check "the fault build unloads" rmmod klp
 
 klp_insmod klp || bail "core loads"

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# klp-cost: 108
+# klp-cost: 130
 # klp-accel: tcg,thread=single
-# klp-min-results: 68
+# klp-min-results: 94
 # The consistency model at its edges, each one a sequence that freed code
 # under a sleeping task or mixed versions before (issue 31's defects), on
 # the torture's modules (selftests/torture: a sleeper parks inside the code
@@ -55,39 +55,75 @@ held() { sleep 1.5; [ "$(attr "$1" transition)" = 1 ]; }
 gone() { wait_until 20 eval "[ ! -d $(root)/$(mod "$1") ]"; }
 
 # --- a disable completes only once no handler can pair an old winner -------
-# The caller (a fresh cat each time, so it starts switched) calls OUTER
-# over and over; the fault build holds every call in the handler between
-# reading the winner and the mark.  The disable completes while one is
-# held: that call must not reach pp's code after the complete event, nor
-# after its module is gone (it would oops), on either handler path.
-delay_race() {	# delay_race WHAT
-	local what=$1 caller v31 before after
-	check "$what: pp enabled" ins pp
-	wait_until 20 quiet pp
+# pp on rc, both changing outer and inner: a sleeper in pp's inner holds
+# pp's disable.  Meanwhile a call made by a switched task (a child of
+# this shell, which the sweeps switched while it slept) is held in the
+# handler between reading the winner, pp's outer, and reading the mark
+# (the fault build's redirect_delay_ms, 8 s); the sleeper is released,
+# and the transition completes (its event) while that call is held.  The
+# call must run the code of its task's state, rc's, and no call may reach
+# pp's code once the disable has completed: pp's module may go then, and
+# pp's outer would pair with rc's inner.  Both handler paths.  (A pop
+# that empties the stack would not do: ftrace's unhooking waits for its
+# handlers.)
+#
+# delay_race WHAT: one try; hit=1 if the transition completed while the
+# call was held (the sweep that completes it may come too late: then
+# delay_races tries again, up to three times)
+delay_race() {
+	local what=$1 caller got before after
+	got=$(mktemp)
+	check "$what: rc, then pp on top" \
+		eval 'ins rc && wait_until 20 quiet rc && ins pp && wait_until 20 quiet pp'
 	assert_eq "$what: outer is pp's" 31 "$(fn outer)"
-	( while :; do cat "$K/k/pair" > /dev/null; done ) 2>/dev/null &
+	check "$what: a sleeper parks in pp's inner" park 0 inner
+	check "$what: it holds pp's disable" eval 'put pp enabled 0 && held pp'
+	echo > "$inst/trace"
+	echo 8000 > $DELAY
+	cat "$K/k/pair" > "$got" &
 	caller=$!
-	sleep 0.5
-	echo 300 > $DELAY
-	sleep 0.4
-	check "$what: disable written while a call is held in the handler" put pp enabled 0
-	wait_until 30 eval "[ \"\$(attr pp transition)\" != 1 ]"
-	before=$(count outer 31)
-	check "$what: pp's module goes at once" wait_until 20 eval '[ "$(rm_err pp)" = ok ]'
-	sleep 1.5
-	after=$(count outer 31)
+	sleep 1
 	echo 0 > $DELAY
-	kill $caller
-	wait $caller 2>/dev/null
+	check "$what: a call by a switched task is held in the handler" kill -0 $caller
+	check "$what: the sleeper is released" release 0
+	if wait_until 30 grep -q "klp_transition: .* patch=$(mod pp) target=0 complete " "$inst/trace" &&
+	   kill -0 $caller 2> /dev/null; then
+		hit=1
+	else
+		diag "$what: the disable's complete event came after the held call had gone on"
+	fi
+	check "$what: the disable completes" wait_until 30 eval "[ \"\$(attr pp transition)\" != 1 ]"
+	before=$(count outer 31)
+	wait $caller
+	after=$(count outer 31)
+	assert_eq "$what: the held call ran rc's outer, its task's state" 51 "$(cat "$got")"
 	assert_eq "$what: no call ran pp's outer after its disable completed" "$before" "$after"
-	assert_eq "$what: outer is the original again" 0 "$(fn outer)"
+	check "$what: pp's module goes" wait_until 20 eval '[ "$(rm_err pp)" = ok ]'
+	assert_eq "$what: outer is rc's" 51 "$(fn outer)"
+	check "$what: rc disabled and removed" \
+		eval 'put rc enabled 0 && gone rc && [ "$(rm_err rc)" = ok ]'
+	rm -f "$got"
 }
-delay_race "untraced"
 inst=$TRACEFS/instances/klp-edges
 mkdir -p "$inst" || bail "trace instance"
+echo 1 > "$inst/events/klp/klp_transition/enable" || bail "klp_transition"
+# delay_races WHAT: up to 3 tries, until one hits the window
+delay_races() {
+	local try=1
+	hit=0
+	delay_race "$1"
+	while [ $hit = 0 ] && [ $try -lt 3 ]; do
+		try=$((try + 1))
+		delay_race "$1, try $try"
+	done
+	check "$1: the disable completed (its event) while the call was held, in try $try" \
+		test $hit = 1
+}
+delay_races "untraced"
 echo 1 > "$inst/events/klp/klp_redirect/enable" || bail "klp_redirect"
-delay_race "traced"
+delay_races "traced"
 echo 0 > "$inst/events/klp/klp_redirect/enable"
+echo 0 > "$inst/events/klp/klp_transition/enable"
 rmdir "$inst"
 
 # --- exec by a thread that is not the leader, and children -----------------
@@ -95,26 +131,28 @@ rmdir "$inst"
 # together.  kthreadd sleeps in its old code for good: it holds the
 # transition, and a kthread made meanwhile (kthreadd makes it) starts
 # unswitched and runs the original ktt_f3, while a child of the switched
-# shell runs the patched one.  A process's leader, parked in the original
-# ktt_f3, holds it too; its other thread, asleep in user space, switches;
-# then it execs: de_thread() kills the leader and gives the thread the
-# leader's pid, and the thread runs flush_signal_handlers() in its own
-# state, the patched one.  Written back to 0, the transition goes back
-# at once: kthreadd never left the unpatched state.
+# shell runs the patched one.  A process's leader whose stack reads as
+# unreliable (the fault build's unreliable_pid) holds it too; its other
+# thread, asleep in user space, switches; then it execs: de_thread()
+# kills the leader and gives the thread the leader's pid, and the thread
+# runs flush_signal_handlers() in its own state, the patched one, not in
+# the leader's.  (A leader parked in old code would not do: killed, it
+# leaves that code and switches on its way out.)  Written back to 0, the
+# transition goes back at once: kthreadd never left the unpatched state.
 tmp=$(mktemp -d)
-python3 "$KLP_TOP/selftests/torture/ktt_exec.py" k f3 "$tmp/go" "$tmp/tid" &
+python3 "$KLP_TOP/selftests/torture/ktt_exec.py" "$tmp/go" "$tmp/tid" &
 leader=$!
-check "exec: the leader parks in the original ktt_f3" \
-	wait_until 10 eval "grep -q '^k p[0-9]* parked f3 ktt_tgt_k 0 $leader ' $K/sleepers"
 wait_until 10 eval "[ -s $tmp/tid ]"
 thread=$(cat "$tmp/tid")
+UNRELIABLE=/sys/module/klp/parameters/unreliable_pid
+echo "$leader" > $UNRELIABLE
 check "exec: klp_test_exec loads" insmod "$(klp_modpath klp_test_exec)"
 echo "$leader" > /sys/kernel/debug/klp_test_exec/pid
 XS=$KLP_SYSFS/klp_test_exec
 check "exec: the leader and kthreadd hold the transition" \
 	eval "sleep 1.5; [ \"\$(cat $XS/transition)\" = 1 ]"
-check "exec: klp/state names the leader in ktt_f3" \
-	wait_until 5 eval "grep -q '^blocked $leader 3 ktt_f3 ' /sys/kernel/debug/klp/state"
+check "exec: klp/state names the leader, its stack unreliable" \
+	wait_until 5 eval "grep -q '^blocked $leader 2 - ' /sys/kernel/debug/klp/state"
 check "exec: klp/state names kthreadd in kthreadd" \
 	eval "grep -q '^blocked 2 3 kthreadd ' /sys/kernel/debug/klp/state"
 check "exec: the other thread ($thread) has switched (not named)" \
@@ -126,6 +164,7 @@ assert_eq "fork: a kthread made by the unswitched kthreadd runs the original ktt
 	0 "$(cat $K/k/spawned)"
 touch "$tmp/go"
 wait $leader
+echo 0 > $UNRELIABLE
 assert_eq "exec: the thread ran the patched flush_signal_handlers() under its leader's pid" \
 	1 "$(cat /sys/kernel/debug/klp_test_exec/calls)"
 check "exec: kthreadd still holds it" eval "[ \"\$(cat $XS/transition)\" = 1 ]"

@@ -129,12 +129,17 @@ fi
 . "$(dirname "$0")/wait-gone" "$KLP_FAKE_ALSO"
 FAKE
 chmod +x "$tmp/also-build" "$tmp/boot-wrap"
+# run_wrapped: run.sh on the groups of $tmp/wrap, the fakes above, in a
+# pid namespace of its own
+run_wrapped() {
+	KLP_HOST_TESTS=$tmp/host KLP_GUEST_TESTS=$tmp/wrap KLP_GUEST_BOOT=$tmp/boot-wrap \
+		KLP_ALSO_KVER=fake-kver KLP_ALSO_GROUPS=d-st3 KLP_ALSO_BUILD=$tmp/also-build \
+		KLP_FAKE_ALSO=$tmp/also-pid KLP_GUEST_SLOTS=2 \
+		unshare --pid --fork --mount-proc "$KLP_TOP/selftests/run.sh" 2>&1
+}
 cp "$tmp/tests/c-mt.sh" "$tmp/tests/d-st3.sh" "$tmp/wrap/"
 cp "$tmp/tests/c-mt.sh" "$tmp/wrap/f-mt.sh"
-out=$(KLP_HOST_TESTS=$tmp/host KLP_GUEST_TESTS=$tmp/wrap KLP_GUEST_BOOT=$tmp/boot-wrap \
-	KLP_ALSO_KVER=fake-kver KLP_ALSO_GROUPS=d-st3 KLP_ALSO_BUILD=$tmp/also-build \
-	KLP_FAKE_ALSO=$tmp/also-pid KLP_GUEST_SLOTS=2 \
-	unshare --pid --fork --mount-proc "$KLP_TOP/selftests/run.sh" 2>&1)
+out=$(run_wrapped)
 check "the second kernel's build, its pid taken by then, is found built" \
 	bash -c '! grep -q "build for fake-kver" <<< "$1"' _ "$out"
 check "... its group runs" grep -qx 'ok 1 - d-st3 on fake-kver' <<< "$out"
@@ -145,10 +150,7 @@ assert_eq "closing line: the four groups counted" "4 passed, 0 failed" "$(tail -
 # run.sh waits for the second kernel's build, which then has run.sh's
 # next child take the group's pid.
 rm "$tmp/wrap/c-mt.sh" "$tmp/wrap/f-mt.sh" "$tmp/also-pid"
-out=$(KLP_HOST_TESTS=$tmp/host KLP_GUEST_TESTS=$tmp/wrap KLP_GUEST_BOOT=$tmp/boot-wrap \
-	KLP_ALSO_KVER=fake-kver KLP_ALSO_GROUPS=d-st3 KLP_ALSO_BUILD=$tmp/also-build \
-	KLP_FAKE_ALSO=$tmp/also-pid KLP_FAKE_JOB=$tmp/job-pid KLP_GUEST_SLOTS=2 \
-	unshare --pid --fork --mount-proc "$KLP_TOP/selftests/run.sh" 2>&1)
+out=$(KLP_FAKE_JOB=$tmp/job-pid run_wrapped)
 check "a group whose pid was taken once it ended is still shown and counted" \
 	grep -qx 'ok 1 - d-st3 on the first kernel' <<< "$out"
 assert_eq "closing line: both groups counted" "2 passed, 0 failed" "$(tail -n 1 <<< "$out")"

@@ -92,7 +92,7 @@ delay_race() {
 	else
 		diag "$what: the disable's complete event came after the held call had gone on"
 	fi
-	check "$what: the disable completes" wait_until 30 eval "[ \"\$(attr pp transition)\" != 1 ]"
+	check "$what: the disable completes" wait_until 30 quiet pp
 	before=$(count outer 31)
 	wait $caller
 	after=$(count outer 31)

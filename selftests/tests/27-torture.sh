@@ -38,7 +38,7 @@ for ((i = 0; i < ${#list[@]}; i++)); do
 	# streamed as it goes (a hung step shows where it hung)
 	python3 -u "$KLP_TOP/selftests/torture/klp_torture.py" --seed "$seed" \
 		--steps "$steps" --time "$seconds" --moddir "$KLP_TOP/build/torture" \
-		$verbose 2>&1 | tee "$out" | grep --line-buffered -v '^ktt-result: ' |
+		$verbose 2>&1 | tee "$out" | grep --line-buffered -v '^ktt-' |
 		sed -u 's/^\([^#]\)/# \1/'
 	rc=${PIPESTATUS[0]}
 	result=$(sed -n 's/^ktt-result: //p' "$out")
@@ -51,7 +51,7 @@ for ((i = 0; i < ${#list[@]}; i++)); do
 	[ "$rc" = 0 ] || break
 	# a forced transition pins its patch modules (and ktt_park, whose
 	# symbols they use) until a reboot: no seed after it sets up here
-	grep -q "^# seed $seed: .*forced: True" "$out" || continue
+	[ "$(sed -n 's/^ktt-forced: //p' "$out")" = 1 ] || continue
 	for ((j = i + 1; j < ${#list[@]}; j++)); do
 		skip "seed ${list[j]}" "seed $seed forced a transition: the modules it pinned stay until a reboot (make torture boots once a seed)"
 	done

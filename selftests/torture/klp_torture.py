@@ -508,6 +508,9 @@ def main():
         return 1
     print("# seed %d: %d steps in %.0f s, forced: %s"
           % (args.seed, t.step, time.monotonic() - t0, t.forced))
+    # (a forced transition pins its patch modules until a reboot: no
+    # later seed sets up in this boot)
+    print("ktt-forced: %d" % t.forced)
     print("ktt-result: ok seed %d: %d steps, both sides agree and every invariant holds"
           % (args.seed, t.step))
     return 0

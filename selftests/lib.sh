@@ -253,6 +253,48 @@ dmesg_has() {
 	dmesg_since | grep -q -- "$1"
 }
 
+# kmemleak_start: what kmemleak found before (the boot's, earlier steps')
+# is not reported again; kmemleak_check reports what leaked after it.
+KMEMLEAK=/sys/kernel/debug/kmemleak
+kmemleak_start() {
+	[ -e "$KMEMLEAK" ] || return 0
+	echo scan > "$KMEMLEAK"
+	echo clear > "$KMEMLEAK"
+}
+
+# kmemleak_records PATTERN: the records of a kmemleak report on stdin that
+# kmemleak_check fails on
+kmemleak_records() {
+	awk -v pat="$1" '
+		function flush() { if (rec != "" && hit) printf "%s", rec; rec = ""; hit = 0 }
+		/^unreferenced object/ { flush() }
+		{ rec = rec $0 "\n" }
+		/^    \[<[0-9a-f]+>\] / && ($0 ~ pat || $0 ~ /\] 0x[0-9a-f]+$/) { hit = 1 }
+		END { flush() }'
+}
+
+# kmemleak_check NAME PATTERN: one check, that kmemleak reports no object
+# whose allocation backtrace names a function or module matching PATTERN
+# (grep -E), nor one allocated from a module since unloaded (a frame
+# kallsyms no longer resolves: "] 0xffffffffc0..."); each such record is
+# printed.  A skip on a kernel without kmemleak (the stock ones).
+kmemleak_check() {
+	local name=$1 pattern=$2 leaks
+	if [ ! -e "$KMEMLEAK" ]; then
+		skip "$name" "no kmemleak in this kernel (CONFIG_DEBUG_KMEMLEAK off)"
+		return
+	fi
+	# an object is reported once it is 5 s old and a scan found no
+	# reference to it; the second scan drops what a register or a stack
+	# still held during the first
+	sleep 6
+	echo scan > "$KMEMLEAK"
+	echo scan > "$KMEMLEAK"
+	leaks=$(kmemleak_records "$pattern" < "$KMEMLEAK")
+	[ -z "$leaks" ] || printf '%s\n' "$leaks" | head -40 | sed 's/^/# /'
+	assert_eq "$name" 0 "$(printf '%s' "$leaks" | grep -c '^unreferenced object')"
+}
+
 # target FN: call klp_target_FN once from userspace, print its value
 target() {
 	cat "$KLP_TARGET/$1"

@@ -17,10 +17,12 @@
 # registration order, every unload revert them, and nothing may leak: no
 # ftrace_ops left, the core's own allocations exactly as before.  Last, a
 # kmemleak scan (make check-debug's kernel; the stock one has no kmemleak:
-# a SKIP there).
+# a SKIP there): no object allocated by the core or a test module, loaded
+# or unloaded since (lib.sh, kmemleak_check).
 . "$(dirname "$0")/../lib.sh"
 ktap_start "core churn: 20 reloads of the core; module churn: 100 loads of a patched module"
 
+kmemleak_start
 ROUNDS=${KLP_CHURN_ROUNDS:-100}
 CORE_ROUNDS=${KLP_CHURN_CORE_ROUNDS:-20}
 klp_insmod klp_test_target || bail "target loads"
@@ -122,10 +124,5 @@ assert_same "the core holds what it held before the rounds (debugfs klp/allocate
 # leak of one object per round, so they are shown, not asserted; the
 # lockdep/KASAN kernel of make check-debug has kmemleak for them.
 diag "kmalloc objects in use grew by $((slab1 - slab0)) over $ROUNDS rounds"
-if [ -e /sys/kernel/debug/kmemleak ]; then
-	echo scan > /sys/kernel/debug/kmemleak
-	assert_eq "kmemleak finds nothing" "" "$(grep -A5 klp /sys/kernel/debug/kmemleak)"
-else
-	skip "kmemleak finds nothing" "no kmemleak in this kernel (CONFIG_DEBUG_KMEMLEAK off)"
-fi
+kmemleak_check "kmemleak: no object allocated by the core or a test module, loaded or since unloaded" "klp"
 ktap_finish

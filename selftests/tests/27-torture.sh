@@ -3,7 +3,7 @@
 # klp-cost: 185
 # klp-accel: tcg,thread=single
 # klp-timeout: 900
-# klp-min-results: 3
+# klp-min-results: 2
 # The torture: seeded random sequences of what a user can do (load,
 # disable, reverse, force, remove patches of a pool; reload the target;
 # sleepers parked inside old and new functions; storms that fork and exec
